@@ -1,0 +1,124 @@
+// passinfra/core/instrument.hpp — the six hooks an instrument may have.
+//
+// HasEnterPassCtx<I>           i.enter_pass_ctx()        when a context is entered, before it becomes current
+// HasExitPassCtx<I>            i.exit_pass_ctx()         when a context is left, after it stopped being current
+// HasShouldRun<I, IR>          i.should_run(ir, info)    before a pass; false vetoes it (AND-ed over all)
+// HasRunBeforePass<I, IR>      i.run_before_pass(ir, info)  before the body, with the pass's input
+// HasRunAfterPass<I, IR>       i.run_after_pass(ir, info)   after the body, with the pass's output
+// HasRunAfterPassFailed<I>     i.run_after_pass_failed(info, eptr)  (passinfra's addition) the body or a
+//                              later hook threw after this instrument's run_before_pass returned
+// InstrumentFor<I, IR>         I has at least one of them for IR
+// InstrumentList<L>            a run-time list of instruments (DynamicInstruments) inside a set
+// instrument_name(i)           `i.name()` or `i.name` if present, else I's type name
+//
+// Hooks are found with requires-expressions; a hook an instrument lacks costs
+// nothing. Every hook runs in the order of the instrument list (SPEC §5).
+#pragma once
+
+#include <concepts>
+#include <exception>
+#include <functional>
+#include <string_view>
+#include <type_traits>
+
+#include "passinfra/core/pass_info.hpp"
+#include "passinfra/detail/type_name.hpp"
+
+namespace passinfra {
+
+template <class I>
+concept HasEnterPassCtx = requires(I& i) { i.enter_pass_ctx(); };
+
+template <class I>
+concept HasExitPassCtx = requires(I& i) { i.exit_pass_ctx(); };
+
+template <class I, class IR>
+concept HasShouldRun = requires(I& i, const IR& ir, const PassInfo& info) { i.should_run(ir, info); };
+
+template <class I, class IR>
+concept HasRunBeforePass = requires(I& i, const IR& ir, const PassInfo& info) { i.run_before_pass(ir, info); };
+
+template <class I, class IR>
+concept HasRunAfterPass = requires(I& i, const IR& ir, const PassInfo& info) { i.run_after_pass(ir, info); };
+
+template <class I>
+concept HasRunAfterPassFailed = requires(I& i, const PassInfo& info, std::exception_ptr error) {
+  i.run_after_pass_failed(info, error);
+};
+
+// InstrumentFor<I, IR>: I has at least one hook usable with IR.
+template <class I, class IR>
+concept InstrumentFor = HasEnterPassCtx<I> || HasExitPassCtx<I> || HasShouldRun<I, IR> || HasRunBeforePass<I, IR> ||
+                        HasRunAfterPass<I, IR> || HasRunAfterPassFailed<I>;
+
+// InstrumentList<L>: a list of instruments whose contents change at run time.
+// An InstrumentSet treats each item as one instrument at that position.
+template <class L>
+concept InstrumentList = requires(L& list) {
+  typename L::instrument_list_tag;
+  list.items();
+  list.take_items();
+};
+
+namespace detail {
+
+template <class I>
+concept HasNameFunction = requires(const I& i) {
+  { i.name() } -> std::convertible_to<std::string_view>;
+};
+template <class I>
+concept HasNameMember = requires(const I& i) {
+  { i.name } -> std::convertible_to<std::string_view>;
+};
+
+// Instruments are stored by value, or by reference when given as std::ref.
+template <class T>
+struct stored {
+  using type = T;
+};
+template <class T>
+struct stored<T&> {
+  using type = std::reference_wrapper<T>;
+};
+template <class T>
+using stored_t = typename stored<T>::type;
+
+// The element type an argument of make_pass_context / InstrumentSet{} stands for.
+template <class A>
+struct element_of {
+  using type = std::decay_t<A>;
+};
+template <class T>
+struct element_of<std::reference_wrapper<T>> {
+  using type = T&;
+};
+template <class A>
+using element_of_t = typename element_of<std::decay_t<A>>::type;
+
+template <class T>
+constexpr T& unwrap(T& x) noexcept {
+  return x;
+}
+template <class T>
+constexpr T& unwrap(std::reference_wrapper<T> x) noexcept {
+  return x.get();
+}
+
+template <class E>
+using unwrapped_t = std::remove_cvref_t<E>;
+
+}  // namespace detail
+
+// instrument_name(i): the name used in log lines.
+template <class I>
+std::string_view instrument_name(const I& instrument) {
+  if constexpr (detail::HasNameFunction<I>) {
+    return instrument.name();
+  } else if constexpr (detail::HasNameMember<I>) {
+    return instrument.name;
+  } else {
+    return detail::type_name<I>();
+  }
+}
+
+}  // namespace passinfra

@@ -1,0 +1,333 @@
+// passinfra/core/instrument_set.hpp — a compile-time list of instruments.
+//
+// InstrumentSet<Is...>                    Is: T (held by value) or T& (held by reference)
+// make_instrument_set(args...)            std::ref(x) -> T&, anything else by value
+// set.get<K>()                            the K-th instrument
+// set.size()                              instruments in the set (items of run-time lists counted)
+// set.active()                            false once cleared (SPEC §5.1/§5.2)
+//
+// The hook fan-out a context uses (all in list order; the run-time lists of
+// DynamicInstruments elements are expanded in place):
+// set.enter_pass_ctx()                     SPEC §5.1
+// set.exit_pass_ctx(exception_in_flight)   SPEC §5.2, §5.4
+// set.should_run(ir, info) -> bool         every instrument asked, results AND-ed
+// set.run_before_pass(ir, info, returned)  `returned` counts hooks that returned
+// set.run_after_pass(ir, info, started)    `started` counts hooks that were started
+// set.run_after_pass_failed(info, error, from, to)   instruments at positions [from, to)
+// set.clear()                              disables every hook for the rest of the set's life
+//
+// Design: the set is a Boost.Hana tuple walked with hana::for_each, so every
+// hook call is a direct, inlinable call; a hook an instrument does not have
+// generates nothing, and InstrumentSet<> generates nothing at all (the
+// has_* constants let `run` skip even the bookkeeping). A DynamicInstruments
+// element is a run-time list: its items take the positions where it stands.
+#pragma once
+
+#include <cstddef>
+#include <exception>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+#include <boost/hana/at.hpp>
+#include <boost/hana/for_each.hpp>
+#include <boost/hana/tuple.hpp>
+#include <boost/mp11/list.hpp>
+
+#include "passinfra/core/instrument.hpp"
+#include "passinfra/core/log.hpp"
+#include "passinfra/core/pass_info.hpp"
+#include "passinfra/detail/exception_text.hpp"
+#include "passinfra/detail/type_name.hpp"
+
+namespace passinfra {
+
+namespace detail {
+
+// The "cleared" state of a set with static instruments; sets made only of
+// run-time lists are cleared by emptying the lists, and InstrumentSet<> has
+// no state at all.
+template <bool HasState>
+struct ClearedFlag {
+  bool value = false;
+};
+template <>
+struct ClearedFlag<false> {
+  static constexpr bool value = false;
+};
+
+template <class I, class IR>
+consteval bool check_should_run_result() {
+  if constexpr (HasShouldRun<I, IR>) {
+    using R = decltype(std::declval<I&>().should_run(std::declval<const IR&>(), std::declval<const PassInfo&>()));
+    static_assert(std::is_same_v<R, bool>,
+                  "passinfra::InstrumentSet: an instrument's should_run(ir, info) must return bool; the "
+                  "instrument type is I in the instantiation below");
+    return std::is_same_v<R, bool>;
+  } else {
+    return true;
+  }
+}
+
+template <class I, class IR>
+consteval bool check_instrument() {
+  if constexpr (InstrumentList<I>) {
+    return true;
+  } else if constexpr (!InstrumentFor<I, IR>) {
+    static_assert(InstrumentFor<I, IR>,
+                  "passinfra::InstrumentSet: I has none of the hooks enter_pass_ctx(), exit_pass_ctx(), "
+                  "should_run(const IR&, const PassInfo&), run_before_pass(const IR&, const PassInfo&), "
+                  "run_after_pass(const IR&, const PassInfo&), run_after_pass_failed(const PassInfo&, "
+                  "std::exception_ptr) (check the spelling and the parameter types)");
+    return false;
+  } else {
+    return check_should_run_result<I, IR>();
+  }
+}
+
+}  // namespace detail
+
+template <class... Is>
+class InstrumentSet {
+  template <class E>
+  using U = detail::unwrapped_t<E>;
+
+ public:
+  using element_types = boost::mp11::mp_list<Is...>;
+
+  // Which hooks exist at all (items of run-time lists may have any hook).
+  template <class IR>
+  static constexpr bool has_should_run = ((InstrumentList<U<Is>> || HasShouldRun<U<Is>, IR>) || ...);
+  template <class IR>
+  static constexpr bool has_run_before_pass = ((InstrumentList<U<Is>> || HasRunBeforePass<U<Is>, IR>) || ...);
+  template <class IR>
+  static constexpr bool has_run_after_pass = ((InstrumentList<U<Is>> || HasRunAfterPass<U<Is>, IR>) || ...);
+  static constexpr bool has_run_after_pass_failed = ((InstrumentList<U<Is>> || HasRunAfterPassFailed<U<Is>>) || ...);
+  // No pass-level hook at all: `run` calls the body and nothing else.
+  template <class IR>
+  static constexpr bool hook_free =
+      !(has_should_run<IR> || has_run_before_pass<IR> || has_run_after_pass<IR> || has_run_after_pass_failed);
+
+  InstrumentSet() = default;
+
+  template <class... As>
+    requires(sizeof...(As) == sizeof...(Is) && sizeof...(As) > 0 &&
+             !(sizeof...(As) == 1 && (std::is_same_v<std::remove_cvref_t<As>, InstrumentSet> && ...)))
+  explicit InstrumentSet(As&&... instruments) : items_(detail::stored_t<Is>(std::forward<As>(instruments))...) {}
+
+  // get<K>(): the K-th instrument (the referenced object for T& elements).
+  template <std::size_t K>
+  auto& get() noexcept {
+    return detail::unwrap(boost::hana::at_c<K>(items_));
+  }
+  template <std::size_t K>
+  const auto& get() const noexcept {
+    return detail::unwrap(const_cast<InstrumentSet*>(this)->template get<K>());
+  }
+
+  bool active() const noexcept { return !cleared_.value; }
+
+  std::size_t size() noexcept {
+    std::size_t n = 0;
+    for_each_instrument([&](auto&, std::size_t) { ++n; });
+    return n;
+  }
+
+  // SPEC §5.1: enter hooks in order; on a throw, clear, exit the ones entered
+  // (each between two INFO lines; their throws are logged and dropped) and
+  // rethrow the original exception.
+  void enter_pass_ctx() {
+    if constexpr (sizeof...(Is) > 0) {
+      if (cleared_.value) return;
+      std::size_t entered = 0;
+      try {
+        for_each_instrument([&](auto& instrument, std::size_t) {
+          if constexpr (HasEnterPassCtx<U<decltype(instrument)>>) instrument.enter_pass_ctx();
+          ++entered;
+        });
+      } catch (...) {
+        log(LogLevel::info, "Pass instrumentation entering pass context failed.");
+        log(LogLevel::info, "Disable pass instrumentation.");
+        clear_and_exit_first(entered);
+        throw;
+      }
+    }
+  }
+
+  // SPEC §5.2 / §5.4: exit hooks in order; on a throw, log, clear (later
+  // instruments are not exited) and rethrow -- unless another exception is
+  // already in flight, which then wins: this one is logged and dropped.
+  void exit_pass_ctx(bool exception_in_flight) {
+    if constexpr (sizeof...(Is) > 0) {
+      if (cleared_.value) return;
+      std::size_t position = 0;
+      try {
+        for_each_instrument([&](auto& instrument, std::size_t index) {
+          position = index;
+          if constexpr (HasExitPassCtx<U<decltype(instrument)>>) instrument.exit_pass_ctx();
+        });
+      } catch (...) {
+        log(LogLevel::info, "Pass instrumentation exiting pass context failed.");
+        std::string name(name_at(position));
+        clear();
+        if (!exception_in_flight) throw;
+        log(LogLevel::warning, "exit_pass_ctx of instrument " + name +
+                                   " threw while another exception was propagating; it is dropped: " +
+                                   detail::describe(std::current_exception()));
+      }
+    }
+  }
+
+  template <class IR>
+  bool should_run(const IR& ir, const PassInfo& info) {
+    bool run = true;
+    if constexpr (has_should_run<IR>) {
+      if (cleared_.value) return true;
+      for_each_instrument([&](auto& instrument, std::size_t) {
+        using I = U<decltype(instrument)>;
+        if constexpr (HasShouldRun<I, IR> && detail::check_should_run_result<I, IR>()) {
+          const bool says_run = instrument.should_run(ir, info);  // every instrument is asked
+          run = run && says_run;
+        }
+      });
+    }
+    return run;
+  }
+
+  template <class IR>
+  void run_before_pass(const IR& ir, const PassInfo& info, std::size_t& returned) {
+    if constexpr (has_run_before_pass<IR> || has_run_after_pass_failed) {
+      if (cleared_.value) return;
+      for_each_instrument([&](auto& instrument, std::size_t) {
+        if constexpr (HasRunBeforePass<U<decltype(instrument)>, IR>) instrument.run_before_pass(ir, info);
+        ++returned;
+      });
+    }
+  }
+
+  template <class IR>
+  void run_after_pass(const IR& ir, const PassInfo& info, std::size_t& started) {
+    if constexpr (has_run_after_pass<IR> || has_run_after_pass_failed) {
+      if (cleared_.value) return;
+      for_each_instrument([&](auto& instrument, std::size_t) {
+        ++started;
+        if constexpr (HasRunAfterPass<U<decltype(instrument)>, IR>) instrument.run_after_pass(ir, info);
+      });
+    }
+  }
+
+  // Instruments at positions [from, to) learn that the pass failed. Their own
+  // throws are logged and dropped: the pass's exception keeps going.
+  void run_after_pass_failed(const PassInfo& info, const std::exception_ptr& error, std::size_t from,
+                             std::size_t to) noexcept {
+    if constexpr (has_run_after_pass_failed) {
+      if (cleared_.value) return;
+      for_each_instrument([&](auto& instrument, std::size_t index) {
+        if constexpr (HasRunAfterPassFailed<U<decltype(instrument)>>) {
+          if (index < from || index >= to) return;
+          try {
+            instrument.run_after_pass_failed(info, error);
+          } catch (...) {
+            log(LogLevel::warning, "run_after_pass_failed of instrument " + std::string(instrument_name(instrument)) +
+                                       " threw; it is dropped: " + detail::describe(std::current_exception()));
+          }
+        }
+      });
+    }
+  }
+
+  // clear(): no hook of this set runs again; run-time lists are emptied.
+  void clear() noexcept {
+    if constexpr (sizeof...(Is) > 0) {
+      if constexpr (has_static_instruments) cleared_.value = true;
+      boost::hana::for_each(items_, [](auto& stored) {
+        auto& element = detail::unwrap(stored);
+        if constexpr (InstrumentList<U<decltype(element)>>) (void)element.take_items();
+      });
+    }
+  }
+
+  // for_each_instrument(f): f(instrument, position) for every instrument, in
+  // order, items of run-time lists in place. Items are re-read by index, so a
+  // list that shrinks during a call is not overrun.
+  template <class F>
+  void for_each_instrument(F&& f) {
+    [[maybe_unused]] std::size_t position = 0;
+    boost::hana::for_each(items_, [&](auto& stored) {
+      auto& element = detail::unwrap(stored);
+      if constexpr (InstrumentList<U<decltype(element)>>) {
+        auto& list = element.items();
+        for (std::size_t i = 0; i < list.size(); ++i) f(list[i], position++);
+      } else {
+        f(element, position++);
+      }
+    });
+  }
+
+ private:
+  static constexpr bool has_static_instruments = (!InstrumentList<U<Is>> || ...);
+
+  std::string_view name_at(std::size_t position) {
+    std::string_view name;
+    for_each_instrument([&](auto& instrument, std::size_t index) {
+      if (index == position) name = instrument_name(instrument);
+    });
+    return name;
+  }
+
+  // The clean-up of SPEC §5.1: clear, then exit the first `entered`
+  // instruments in order. The items of run-time lists are taken out of the
+  // list (cleared) and kept alive until they have exited.
+  void clear_and_exit_first(std::size_t entered) {
+    if constexpr (has_static_instruments) cleared_.value = true;
+    std::size_t position = 0;
+    boost::hana::for_each(items_, [&](auto& stored) {
+      auto& element = detail::unwrap(stored);
+      if constexpr (InstrumentList<U<decltype(element)>>) {
+        auto taken = element.take_items();
+        for (auto& instrument : taken) {
+          if (position++ < entered) exit_during_enter_cleanup(instrument);
+        }
+      } else {
+        if (position++ < entered) exit_during_enter_cleanup(element);
+      }
+    });
+  }
+
+  template <class I>
+  static void exit_during_enter_cleanup(I& instrument) {
+    const std::string name(instrument_name(instrument));
+    log(LogLevel::info, name + " exiting PassContext ...");
+    if constexpr (HasExitPassCtx<I>) {
+      try {
+        instrument.exit_pass_ctx();
+      } catch (...) {
+        log(LogLevel::warning, "exit_pass_ctx of instrument " + name +
+                                   " threw while the context's enter_pass_ctx failure was handled; the enter "
+                                   "exception is rethrown and this one is dropped: " +
+                                   detail::describe(std::current_exception()));
+        return;
+      }
+    }
+    log(LogLevel::info, name + " exited PassContext.");
+  }
+
+  boost::hana::tuple<detail::stored_t<Is>...> items_;
+  [[no_unique_address]] detail::ClearedFlag<(sizeof...(Is) > 0 && has_static_instruments)> cleared_;
+};
+
+// make_instrument_set(args...): std::ref(x) is held by reference, the rest by value.
+template <class... As>
+InstrumentSet<detail::element_of_t<As>...> make_instrument_set(As&&... instruments) {
+  return InstrumentSet<detail::element_of_t<As>...>(std::forward<As>(instruments)...);
+}
+
+namespace detail {
+template <class S>
+inline constexpr bool is_instrument_set = false;
+template <class... Is>
+inline constexpr bool is_instrument_set<InstrumentSet<Is...>> = true;
+}  // namespace detail
+
+}  // namespace passinfra

@@ -1,0 +1,96 @@
+// passinfra/core/log.hpp — the replaceable log sink (SPEC §9).
+//
+// LogLevel                               debug < info < warning < error
+// log(level, message)                    sends one line to the sink
+// set_log_sink(sink) -> previous sink    an empty sink restores the default
+// ScopedLogSink                          RAII: install a sink, restore the old one
+//
+// The default sink writes WARNING and above to stderr and drops INFO and
+// DEBUG. The messages that SPEC.md quotes (instrument failures, timing) are
+// part of the contract and go through here verbatim, one message per call,
+// without a trailing newline.
+#pragma once
+
+#include <cstdio>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace passinfra {
+
+enum class LogLevel { debug = 0, info = 1, warning = 2, error = 3 };
+
+// to_string(LogLevel) -> "DEBUG" | "INFO" | "WARNING" | "ERROR"
+constexpr std::string_view to_string(LogLevel level) noexcept {
+  switch (level) {
+    case LogLevel::debug: return "DEBUG";
+    case LogLevel::info: return "INFO";
+    case LogLevel::warning: return "WARNING";
+    case LogLevel::error: return "ERROR";
+  }
+  return "?";
+}
+
+// A sink receives every message, whatever its level; it filters itself.
+using LogSink = std::function<void(LogLevel, std::string_view)>;
+
+namespace detail {
+
+inline void default_log_sink(LogLevel level, std::string_view message) {
+  if (level < LogLevel::warning) return;
+  std::string line = "[passinfra] ";
+  line += to_string(level);
+  line += ": ";
+  line += message;
+  line += '\n';
+  std::fputs(line.c_str(), stderr);
+}
+
+struct LogState {
+  std::mutex mutex;
+  LogSink sink = default_log_sink;
+};
+
+inline LogState& log_state() {
+  static LogState state;
+  return state;
+}
+
+}  // namespace detail
+
+// set_log_sink(sink): installs `sink` for all threads and returns the previous
+// one. An empty function restores the default sink.
+inline LogSink set_log_sink(LogSink sink) {
+  auto& state = detail::log_state();
+  std::lock_guard lock(state.mutex);
+  if (!sink) sink = detail::default_log_sink;
+  return std::exchange(state.sink, std::move(sink));
+}
+
+// log(level, message): one message to the current sink. The sink is called
+// outside the lock, so a sink may itself log or replace the sink.
+inline void log(LogLevel level, std::string_view message) {
+  auto& state = detail::log_state();
+  LogSink sink;
+  {
+    std::lock_guard lock(state.mutex);
+    sink = state.sink;
+  }
+  sink(level, message);
+}
+
+// ScopedLogSink: installs a sink for the lifetime of the object.
+class ScopedLogSink {
+ public:
+  explicit ScopedLogSink(LogSink sink) : previous_(set_log_sink(std::move(sink))) {}
+  ScopedLogSink(const ScopedLogSink&) = delete;
+  ScopedLogSink& operator=(const ScopedLogSink&) = delete;
+  ~ScopedLogSink() { set_log_sink(std::move(previous_)); }
+
+ private:
+  LogSink previous_;
+};
+
+}  // namespace passinfra

@@ -1,0 +1,259 @@
+// passinfra/core/pass_context.hpp — where passes run: options and instruments (SPEC §2, §5).
+//
+// PassContextOptions{opt_level = 2, required_pass, disabled_pass, config}
+// PassContext<IR, Instruments>        Instruments: InstrumentSet<...> (static) or
+//                                     DynamicInstruments<IR> (the default: PassContext<IR>)
+// make_pass_context<IR>(options, instruments...)   std::ref(x) held by reference
+// ctx.opt_level() / required_pass() / disabled_pass() / config()
+// ctx.pass_enabled(info)              SPEC §2 PassEnabled
+// ctx.is_required(name)               name is in required_pass (skips should_run, SPEC §3)
+// ctx.get_config<T>(key, default) / ctx.get_config(ConfigKey<T>)
+// ctx.instruments()                   the Instruments object
+// ctx.enter() -> Scope                enter hooks, then (dynamic) push; RAII exit
+// ctx.with(f) -> f()'s result         the same, around a call
+// PassContext<IR>::current()          (dynamic) top of this thread's stack, or its default context
+// ctx.override_instruments(list)      (dynamic) old exits, install, new enters (SPEC §2)
+//
+// One class template, one set of rules. A static context's instrument set is
+// a type, so an empty set costs nothing and its scopes compile to nothing.
+// Only dynamic contexts (PassContext<IR>) are pushed on the per-thread stack
+// that current() reads: one stack per IR type per thread. Options are fixed
+// at construction, which keeps PassEnabled to one compare when no names are
+// listed. A context is neither copyable nor movable (scopes and the stack
+// point at it); make_pass_context returns it by guaranteed copy elision.
+//
+// Scopes: the Scope's destructor exits the context. If an exit hook throws
+// and no other exception is leaving the scope, it propagates (SPEC §5.2);
+// if one is, that one wins and the exit's is logged and dropped (SPEC §5.4).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <exception>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <boost/mp11/list.hpp>
+
+#include "passinfra/core/config.hpp"
+#include "passinfra/core/error.hpp"
+#include "passinfra/core/instrument_set.hpp"
+#include "passinfra/core/pass_info.hpp"
+
+namespace passinfra {
+
+template <class IR>
+class DynamicInstruments;  // passinfra/dynamic/dynamic_instruments.hpp
+
+struct PassContextOptions {
+  int opt_level = 2;
+  std::vector<std::string> required_pass{};
+  std::vector<std::string> disabled_pass{};
+  Config config{};
+};
+
+namespace detail {
+
+template <class IR, class... Is>
+consteval bool check_instruments(boost::mp11::mp_list<Is...>) {
+  return (check_instrument<unwrapped_t<Is>, IR>() && ...);
+}
+
+template <class Instruments>
+struct instrument_set_of {
+  using type = InstrumentSet<Instruments>;
+};
+template <class... Is>
+struct instrument_set_of<InstrumentSet<Is...>> {
+  using type = InstrumentSet<Is...>;
+};
+
+template <class Ctx>
+std::vector<Ctx*>& context_stack() {
+  thread_local std::vector<Ctx*> stack;
+  return stack;
+}
+
+inline void check_names(const std::vector<std::string>& names, std::string_view field) {
+  for (const auto& name : names) {
+    if (name.empty()) {
+      throw Error("PassContextOptions::" + std::string(field) + " contains an empty name; expected pass names");
+    }
+  }
+}
+
+}  // namespace detail
+
+template <class IR, class Instruments = DynamicInstruments<IR>>
+class PassContext {
+  static_assert(std::is_move_constructible_v<IR>, "passinfra::PassContext<IR, ...>: IR must be move-constructible");
+
+ public:
+  using ir_type = IR;
+  using instruments_type = Instruments;
+  using instrument_set_type = typename detail::instrument_set_of<Instruments>::type;
+  static constexpr bool is_dynamic = std::is_same_v<Instruments, DynamicInstruments<IR>>;
+
+  static_assert(detail::check_instruments<IR>(typename instrument_set_type::element_types{}));
+
+  class [[nodiscard]] Scope {
+   public:
+    Scope(const Scope&) = delete;
+    Scope& operator=(const Scope&) = delete;
+    ~Scope() noexcept(false) {
+      if constexpr (has_scope_work) context_->leave(std::uncaught_exceptions() > uncaught_at_entry_);
+    }
+
+   private:
+    friend class PassContext;
+    explicit Scope([[maybe_unused]] PassContext& context) {
+      if constexpr (has_scope_work) {
+        context_ = &context;
+        uncaught_at_entry_ = std::uncaught_exceptions();
+      }
+    }
+    PassContext* context_ = nullptr;
+    int uncaught_at_entry_ = 0;
+  };
+
+  PassContext() : PassContext(PassContextOptions{}) {}
+
+  explicit PassContext(PassContextOptions options, Instruments instruments = Instruments{})
+      : opt_level_(options.opt_level),
+        required_(std::move(options.required_pass)),
+        disabled_(std::move(options.disabled_pass)),
+        config_(std::move(options.config)),
+        instruments_(std::move(instruments)) {
+    if (opt_level_ < 0) {
+      throw Error("PassContextOptions::opt_level is " + std::to_string(opt_level_) +
+                  "; expected a non-negative level (TVM uses 0 to 4)");
+    }
+    detail::check_names(required_, "required_pass");
+    detail::check_names(disabled_, "disabled_pass");
+    validate_config(config_);
+    names_listed_ = !required_.empty() || !disabled_.empty();
+  }
+
+  PassContext(const PassContext&) = delete;
+  PassContext& operator=(const PassContext&) = delete;
+
+  int opt_level() const noexcept { return opt_level_; }
+  const std::vector<std::string>& required_pass() const noexcept { return required_; }
+  const std::vector<std::string>& disabled_pass() const noexcept { return disabled_; }
+  const Config& config() const noexcept { return config_; }
+
+  // SPEC §2 PassEnabled: disabled wins, then required, then the opt_level.
+  bool pass_enabled(const PassInfo& info) const noexcept {
+    if (names_listed_) [[unlikely]] {
+      if (contains(disabled_, info.name)) return false;
+      if (contains(required_, info.name)) return true;
+    }
+    return opt_level_ >= info.opt_level;
+  }
+
+  bool is_required(std::string_view name) const noexcept { return !required_.empty() && contains(required_, name); }
+
+  template <class T>
+  T get_config(std::string_view key, T default_value) const {
+    return config_get<T>(config_, key, std::move(default_value));
+  }
+  template <class T>
+  T get_config(const ConfigKey<T>& key) const {
+    return config_get<T>(config_, key.key, key.default_value);
+  }
+
+  Instruments& instruments() noexcept {
+    if constexpr (detail::is_instrument_set<Instruments>) {
+      return instruments_;
+    } else {
+      return instruments_.template get<0>();
+    }
+  }
+  instrument_set_type& instrument_set() noexcept { return instruments_; }
+
+  // enter(): SPEC §2 -- enter hooks first; only if they succeed is the
+  // context pushed (dynamic contexts). The Scope exits it.
+  Scope enter() {
+    instruments_.enter_pass_ctx();
+    if constexpr (is_dynamic) detail::context_stack<PassContext>().push_back(this);
+    return Scope(*this);
+  }
+
+  // with(f): enter, return f(), exit (the exit runs whether f returns or throws).
+  template <class F>
+  decltype(auto) with(F&& f) {
+    auto scope = enter();
+    return std::invoke(std::forward<F>(f));
+  }
+
+  // current(): this thread's innermost entered PassContext<IR>, else its default context.
+  static PassContext& current()
+    requires is_dynamic
+  {
+    auto& stack = detail::context_stack<PassContext>();
+    return stack.empty() ? thread_default() : *stack.back();
+  }
+
+  // thread_default(): this thread's default context (opt_level 2, no instruments).
+  static PassContext& thread_default()
+    requires is_dynamic
+  {
+    thread_local PassContext context;
+    return context;
+  }
+
+  // override_instruments(list): SPEC §2. Exits the instruments held now,
+  // installs `list`, enters it. A failed exit clears and never installs
+  // `list`; a failed enter clears `list`. Works entered or not.
+  template <class List>
+    requires InstrumentList<Instruments> && std::convertible_to<List, typename Instruments::list_type>
+  void override_instruments(List list) {
+    instruments_.exit_pass_ctx(false);
+    instruments().items() = typename Instruments::list_type(std::move(list));
+    instruments_.enter_pass_ctx();
+  }
+
+ private:
+  // A scope of a static context with no instruments has nothing to do.
+  static constexpr bool has_scope_work = is_dynamic || !std::is_same_v<instrument_set_type, InstrumentSet<>>;
+
+  static bool contains(const std::vector<std::string>& names, std::string_view name) noexcept {
+    return std::find(names.begin(), names.end(), name) != names.end();
+  }
+
+  // SPEC §2 exit: pop first, then the exit hooks.
+  void leave(bool exception_in_flight) {
+    if constexpr (is_dynamic) {
+      auto& stack = detail::context_stack<PassContext>();
+      auto it = std::find(stack.rbegin(), stack.rend(), this);
+      if (it != stack.rend()) stack.erase(std::next(it).base());
+    }
+    instruments_.exit_pass_ctx(exception_in_flight);
+  }
+
+  int opt_level_;
+  bool names_listed_ = false;
+  std::vector<std::string> required_;
+  std::vector<std::string> disabled_;
+  Config config_;
+  instrument_set_type instruments_;
+};
+
+// make_pass_context<IR>(options, instruments...): a static context whose
+// instrument set is InstrumentSet<...> of the arguments (std::ref -> T&).
+template <class IR, class... As>
+PassContext<IR, InstrumentSet<detail::element_of_t<As>...>> make_pass_context(PassContextOptions options,
+                                                                              As&&... instruments) {
+  using Set = InstrumentSet<detail::element_of_t<As>...>;
+  if constexpr (sizeof...(As) == 0) {
+    return PassContext<IR, Set>(std::move(options));
+  } else {
+    return PassContext<IR, Set>(std::move(options), Set(std::forward<As>(instruments)...));
+  }
+}
+
+}  // namespace passinfra

@@ -1,0 +1,119 @@
+// passinfra/core/run.hpp — the one choke point every pass runs through (SPEC §3).
+//
+// run(pass, ir, ctx) -> IR        should_run on every instrument (unless the pass is
+//                                 in required_pass), before hooks, body, after hooks
+// PassRunContext<Ctx>             what `run` needs of a context
+// CallablePass<Derived>           gives library passes p(ir, ctx) and p(ir) (current context)
+//
+// There is no catch in SPEC §3's sequence: whatever a hook or the body
+// throws leaves `run` unchanged, in type and object. When an instrument has
+// the optional run_after_pass_failed hook (or a run-time list might), `run`
+// catches, tells the instruments whose run_before_pass returned and whose
+// run_after_pass was not started, and rethrows the same object with `throw;`.
+// With InstrumentSet<> the whole function is the body call.
+//
+// The opt_level / disabled gate (PassEnabled) is not applied here: a pass run
+// directly runs whatever its opt_level; Sequential applies it to its children.
+#pragma once
+
+#include <cstddef>
+#include <exception>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+#include "passinfra/core/pass.hpp"
+#include "passinfra/core/pass_info.hpp"
+
+namespace passinfra {
+
+template <class IR, class Instruments>
+class PassContext;
+template <class IR>
+class DynamicInstruments;
+
+// PassRunContext<Ctx>: a context `run` can run passes under.
+template <class Ctx>
+concept PassRunContext = requires(Ctx& ctx, const PassInfo& info, std::string_view name) {
+  { ctx.pass_enabled(info) } -> std::convertible_to<bool>;
+  { ctx.is_required(name) } -> std::convertible_to<bool>;
+  ctx.instrument_set();
+};
+
+namespace detail {
+
+template <class P, class IR, class Ctx>
+consteval bool check_run() {
+  if constexpr (!check_pass<P, Entry::run>()) {
+    return false;
+  } else if constexpr (!PassRunContext<Ctx>) {
+    static_assert(PassRunContext<Ctx>,
+                  "passinfra::run(pass, ir, ctx): `ctx` must be a passinfra::PassContext (or a context reference "
+                  "given to a pass body); Ctx is not");
+    return false;
+  } else if constexpr (!HasTransform<P, IR, Ctx>) {
+    static_assert(HasTransform<P, IR, Ctx>,
+                  "passinfra::run(pass, ir, ctx): the pass P has no member `transform(IR, Ctx&) const` returning "
+                  "the IR (check the IR type and that transform is const)");
+    return false;
+  } else {
+    return true;
+  }
+}
+
+}  // namespace detail
+
+// run(pass, ir, ctx): SPEC §3. Returns the pass's output, or the input
+// unchanged when an instrument vetoed the pass.
+template <class P, class IR, class Ctx>
+IR run(const P& pass, IR ir, Ctx& ctx) {
+  if constexpr (!detail::check_run<P, IR, Ctx>()) {
+    return ir;  // the static_assert above has said what is wrong
+  } else {
+    using Set = std::remove_cvref_t<decltype(ctx.instrument_set())>;
+    if constexpr (Set::template hook_free<IR>) {
+      return pass.transform(std::move(ir), ctx);
+    } else {
+      const PassInfo& info = info_of<P>(pass);
+      auto& set = ctx.instrument_set();
+      if constexpr (Set::template has_should_run<IR>) {
+        if (!ctx.is_required(info.name) && !set.should_run(std::as_const(ir), info)) return ir;
+      }
+      std::size_t returned = 0;  // run_before_pass hooks that returned
+      std::size_t started = 0;   // run_after_pass hooks that were started
+      if constexpr (!Set::has_run_after_pass_failed) {
+        set.run_before_pass(std::as_const(ir), info, returned);
+        IR out = pass.transform(std::move(ir), ctx);
+        set.run_after_pass(std::as_const(out), info, started);
+        return out;
+      } else {
+        try {
+          set.run_before_pass(std::as_const(ir), info, returned);
+          IR out = pass.transform(std::move(ir), ctx);
+          set.run_after_pass(std::as_const(out), info, started);
+          return out;
+        } catch (...) {
+          set.run_after_pass_failed(info, std::current_exception(), started, returned);
+          throw;
+        }
+      }
+    }
+  }
+}
+
+// CallablePass<Derived>: p(ir, ctx) is run(p, ir, ctx); p(ir) runs under
+// PassContext<IR>::current() (include passinfra/dynamic.hpp for that).
+template <class Derived>
+struct CallablePass {
+  template <class IR, class Ctx>
+  IR operator()(IR ir, Ctx& ctx) const {
+    return run(static_cast<const Derived&>(*this), std::move(ir), ctx);
+  }
+  template <class IR>
+  IR operator()(IR ir) const {
+    return run(static_cast<const Derived&>(*this), std::move(ir),
+               PassContext<IR, DynamicInstruments<IR>>::current());
+  }
+};
+
+}  // namespace passinfra

@@ -1,0 +1,96 @@
+// passinfra/core/sequential.hpp — a pipeline that is itself a pass (SPEC §4).
+//
+// Sequential<Ps...>                    children run in order; info "sequential", opt_level 0
+// Sequential{p1, p2, ...}              from values (CTAD)
+// Sequential(PassInfo{"name", 1}, p1, ...)   a custom name / opt_level per object
+// sequential(info, passes...)          the same as a function
+// seq.passes()                         the Hana tuple of children
+// run_required(child, ir, ctx)         SPEC §4 step 2 for one child
+//
+// For each child, in order: if !ctx.pass_enabled(child) it is skipped
+// entirely (no hook fires, its required passes do not run); otherwise each
+// pass it requires runs through `run` -- instrumented, without the gate,
+// every time, one level deep -- and then the child runs through `run`.
+// A nested Sequential is a child like any other. The children's types are
+// checked one by one, so a non-pass is named in the error.
+#pragma once
+
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+#include <boost/hana/for_each.hpp>
+#include <boost/hana/tuple.hpp>
+#include <boost/mp11/algorithm.hpp>
+
+#include "passinfra/core/pass.hpp"
+#include "passinfra/core/run.hpp"
+
+namespace passinfra {
+
+// run_required(child, ir, ctx): runs the passes `child` requires, in order.
+// Static requirements are requires_passes<...>; a child that only knows its
+// requirements at run time (AnyPass) provides `run_required(ir, ctx) const`.
+template <class P, class IR, class Ctx>
+IR run_required(const P& child, IR ir, Ctx& ctx) {
+  if constexpr (requires { child.run_required(std::move(ir), ctx); }) {
+    return child.run_required(std::move(ir), ctx);
+  } else {
+    boost::mp11::mp_for_each<typename required_passes_t<P>::list>(
+        [&](auto required) { ir = run(required, std::move(ir), ctx); });
+    return ir;
+  }
+}
+
+template <class... Ps>
+class Sequential : public CallablePass<Sequential<Ps...>> {
+  static constexpr bool children_ok = (detail::check_pass<Ps, detail::Entry::sequential>() && ...);
+
+ public:
+  static constexpr PassInfo default_info{"sequential", 0};
+
+  constexpr Sequential()
+    requires(std::is_default_constructible_v<Ps> && ...)
+  = default;
+
+  constexpr explicit Sequential(Ps... passes)
+    requires(sizeof...(Ps) > 0)
+      : passes_(std::move(passes)...) {}
+
+  constexpr Sequential(PassInfo info, Ps... passes) : name_(info.name), opt_level_(info.opt_level), passes_(std::move(passes)...) {}
+
+  constexpr PassInfo info() const noexcept { return {name_, opt_level_}; }
+
+  const boost::hana::tuple<Ps...>& passes() const noexcept { return passes_; }
+
+  template <class IR, class Ctx>
+  IR transform(IR ir, Ctx& ctx) const {
+    if constexpr (children_ok) {
+      boost::hana::for_each(passes_, [&](const auto& child) {
+        using C = std::remove_cvref_t<decltype(child)>;
+        if (!ctx.pass_enabled(info_of<C>(child))) return;
+        ir = run_required(child, std::move(ir), ctx);
+        ir = run(child, std::move(ir), ctx);
+      });
+    }
+    return ir;
+  }
+
+ private:
+  std::string_view name_ = default_info.name;
+  int opt_level_ = default_info.opt_level;
+  boost::hana::tuple<Ps...> passes_;
+};
+
+template <class... Ps>
+Sequential(Ps...) -> Sequential<Ps...>;
+template <class... Ps>
+Sequential(PassInfo, Ps...) -> Sequential<Ps...>;
+
+// sequential(info, passes...): a Sequential with a custom name and opt_level.
+template <class... Ps>
+constexpr Sequential<std::decay_t<Ps>...> sequential(PassInfo info, Ps&&... passes) {
+  return Sequential<std::decay_t<Ps>...>(info, std::forward<Ps>(passes)...);
+}
+
+}  // namespace passinfra

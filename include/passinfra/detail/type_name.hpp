@@ -1,0 +1,29 @@
+// passinfra/detail/type_name.hpp — readable names of types, for log lines.
+//
+// type_name<T>()  -> std::string_view   the type as the compiler spells it
+#pragma once
+
+#include <string_view>
+
+namespace passinfra::detail {
+
+// type_name<T>(): parsed out of the compiler's pretty function signature.
+// g++:   "... type_name() [with T = ns::Foo; std::string_view = ...]"
+// clang: "... type_name() [T = ns::Foo]"
+template <class T>
+constexpr std::string_view type_name() noexcept {
+  std::string_view sig = __PRETTY_FUNCTION__;
+  constexpr std::string_view key = "T = ";
+  auto start = sig.find(key);
+  if (start == std::string_view::npos) return "<unknown type>";
+  start += key.size();
+  auto end = sig.find(';', start);
+  if (end == std::string_view::npos) end = sig.rfind(']');
+  return sig.substr(start, end - start);
+}
+
+// always_false<T>: a dependent false, for static_asserts in discarded branches.
+template <class...>
+inline constexpr bool always_false = false;
+
+}  // namespace passinfra::detail
