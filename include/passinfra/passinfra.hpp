@@ -3,3 +3,4 @@
 #pragma once
 
 #include "passinfra/core.hpp"
+#include "passinfra/dynamic.hpp"

@@ -72,6 +72,18 @@ struct instrument_set_of<InstrumentSet<Is...>> {
   using type = InstrumentSet<Is...>;
 };
 
+struct NotAnInstrumentList {};
+template <class Instruments>
+struct list_type_of {
+  using type = NotAnInstrumentList;
+};
+template <InstrumentList Instruments>
+struct list_type_of<Instruments> {
+  using type = typename Instruments::list_type;
+};
+template <class Instruments>
+using list_type_t = typename list_type_of<Instruments>::type;
+
 template <class Ctx>
 std::vector<Ctx*>& context_stack() {
   thread_local std::vector<Ctx*> stack;
@@ -209,11 +221,11 @@ class PassContext {
   // override_instruments(list): SPEC §2. Exits the instruments held now,
   // installs `list`, enters it. A failed exit clears and never installs
   // `list`; a failed enter clears `list`. Works entered or not.
-  template <class List>
-    requires InstrumentList<Instruments> && std::convertible_to<List, typename Instruments::list_type>
-  void override_instruments(List list) {
+  void override_instruments(detail::list_type_t<Instruments> list)
+    requires InstrumentList<Instruments>
+  {
     instruments_.exit_pass_ctx(false);
-    instruments().items() = typename Instruments::list_type(std::move(list));
+    instruments().items() = std::move(list);
     instruments_.enter_pass_ctx();
   }
 

@@ -1,0 +1,10 @@
+// passinfra/dynamic.hpp — the type-erased bridge: AnyPass, AnyInstrument,
+// DynamicInstruments, PassContext<IR> (the default), DynamicSequential.
+#pragma once
+
+#include "passinfra/core.hpp"
+#include "passinfra/dynamic/any_instrument.hpp"
+#include "passinfra/dynamic/any_pass.hpp"
+#include "passinfra/dynamic/context_ref.hpp"
+#include "passinfra/dynamic/dynamic_instruments.hpp"
+#include "passinfra/dynamic/dynamic_sequential.hpp"

@@ -1,0 +1,142 @@
+// passinfra/dynamic/any_instrument.hpp — an instrument erased into a value.
+//
+// AnyInstrument<IR>(std::ref(x))          refers to x (x must outlive every copy)
+// AnyInstrument<IR>(std::shared_ptr<T>)   shares ownership of *p (null: passinfra::Error)
+// make_instrument<IR, T>(args...)         AnyInstrument owning a new T
+// i.name()                                `name()`/`name` of the instrument, else its type name
+// i.enter_pass_ctx() ... run_after_pass_failed(info, error)   forwards to the hook, if T has it
+// i.has_should_run() ...                  whether T has that hook
+//
+// Copies share the object. Only the hooks T has are called (a null entry in
+// a per-type table stands for a missing one); should_run defaults to run.
+#pragma once
+
+#include <exception>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+#include "passinfra/core/error.hpp"
+#include "passinfra/core/instrument.hpp"
+#include "passinfra/core/instrument_set.hpp"
+#include "passinfra/core/pass_info.hpp"
+#include "passinfra/detail/type_name.hpp"
+
+namespace passinfra {
+
+namespace detail {
+
+// The Concept half of the erasure: one table of hook entries per type T.
+template <class IR>
+struct InstrumentVTable {
+  void (*enter)(void*);
+  void (*exit)(void*);
+  bool (*should_run)(void*, const IR&, const PassInfo&);
+  void (*before)(void*, const IR&, const PassInfo&);
+  void (*after)(void*, const IR&, const PassInfo&);
+  void (*after_failed)(void*, const PassInfo&, std::exception_ptr);
+  std::string_view (*name)(const void*);
+};
+
+// The Model half: the table for T, with null for each hook T lacks.
+template <class IR, class T>
+inline constexpr InstrumentVTable<IR> instrument_vtable_for{
+    HasEnterPassCtx<T> ? +[](void* o) {
+      if constexpr (HasEnterPassCtx<T>) static_cast<T*>(o)->enter_pass_ctx();
+    } : nullptr,
+    HasExitPassCtx<T> ? +[](void* o) {
+      if constexpr (HasExitPassCtx<T>) static_cast<T*>(o)->exit_pass_ctx();
+    } : nullptr,
+    HasShouldRun<T, IR> ? +[](void* o, const IR& ir, const PassInfo& info) -> bool {
+      if constexpr (HasShouldRun<T, IR>) {
+        return static_cast<T*>(o)->should_run(ir, info);
+      } else {
+        return true;
+      }
+    } : nullptr,
+    HasRunBeforePass<T, IR> ? +[](void* o, const IR& ir, const PassInfo& info) {
+      if constexpr (HasRunBeforePass<T, IR>) static_cast<T*>(o)->run_before_pass(ir, info);
+    } : nullptr,
+    HasRunAfterPass<T, IR> ? +[](void* o, const IR& ir, const PassInfo& info) {
+      if constexpr (HasRunAfterPass<T, IR>) static_cast<T*>(o)->run_after_pass(ir, info);
+    } : nullptr,
+    HasRunAfterPassFailed<T> ? +[](void* o, const PassInfo& info, std::exception_ptr error) {
+      if constexpr (HasRunAfterPassFailed<T>) static_cast<T*>(o)->run_after_pass_failed(info, std::move(error));
+    } : nullptr,
+    +[](const void* o) -> std::string_view { return instrument_name(*static_cast<const T*>(o)); },
+};
+
+}  // namespace detail
+
+template <class IR>
+class AnyInstrument {
+ public:
+  template <class T>
+  AnyInstrument(std::reference_wrapper<T> instrument)  // NOLINT(google-explicit-constructor): list-friendly
+      : object_(std::addressof(instrument.get())), vtable_(vtable<T>()) {}
+
+  template <class T>
+  AnyInstrument(std::shared_ptr<T> instrument)  // NOLINT(google-explicit-constructor)
+      : object_(instrument.get()), vtable_(vtable<T>()), owner_(std::move(instrument)) {
+    if (!object_) {
+      throw Error("AnyInstrument<IR>: the shared_ptr<" + std::string(detail::type_name<T>()) +
+                  "> is null; expected an instrument object");
+    }
+  }
+
+  std::string_view name() const { return vtable_->name(object_); }
+
+  void enter_pass_ctx() const {
+    if (vtable_->enter) vtable_->enter(object_);
+  }
+  void exit_pass_ctx() const {
+    if (vtable_->exit) vtable_->exit(object_);
+  }
+  bool should_run(const IR& ir, const PassInfo& info) const {
+    return vtable_->should_run ? vtable_->should_run(object_, ir, info) : true;
+  }
+  void run_before_pass(const IR& ir, const PassInfo& info) const {
+    if (vtable_->before) vtable_->before(object_, ir, info);
+  }
+  void run_after_pass(const IR& ir, const PassInfo& info) const {
+    if (vtable_->after) vtable_->after(object_, ir, info);
+  }
+  void run_after_pass_failed(const PassInfo& info, std::exception_ptr error) const {
+    if (vtable_->after_failed) vtable_->after_failed(object_, info, std::move(error));
+  }
+
+  bool has_enter_pass_ctx() const noexcept { return vtable_->enter != nullptr; }
+  bool has_exit_pass_ctx() const noexcept { return vtable_->exit != nullptr; }
+  bool has_should_run() const noexcept { return vtable_->should_run != nullptr; }
+  bool has_run_before_pass() const noexcept { return vtable_->before != nullptr; }
+  bool has_run_after_pass() const noexcept { return vtable_->after != nullptr; }
+  bool has_run_after_pass_failed() const noexcept { return vtable_->after_failed != nullptr; }
+
+  // The object, if it is a T (else nullptr).
+  template <class T>
+  T* target() const noexcept {
+    return vtable_ == vtable<T>() ? static_cast<T*>(object_) : nullptr;
+  }
+
+ private:
+  template <class T>
+  static const detail::InstrumentVTable<IR>* vtable() {
+    static_assert(detail::check_instrument<T, IR>());
+    return &detail::instrument_vtable_for<IR, T>;
+  }
+
+  void* object_;
+  const detail::InstrumentVTable<IR>* vtable_;
+  std::shared_ptr<void> owner_;
+};
+
+// make_instrument<IR, T>(args...): an AnyInstrument that owns a new T.
+template <class IR, class T, class... Args>
+AnyInstrument<IR> make_instrument(Args&&... args) {
+  return AnyInstrument<IR>(std::make_shared<T>(std::forward<Args>(args)...));
+}
+
+}  // namespace passinfra

@@ -1,0 +1,154 @@
+// passinfra/dynamic/any_pass.hpp — a pass erased into a value.
+//
+// AnyPass<IR>(pass)                   any pass (static types, Sequentials, lambdas, DynamicSequential)
+// AnyPass<IR>(pass, required)         a pass whose requirements are given as AnyPasses
+//                                     (what PassRegistry resolves names into)
+// p.info()                            name, opt_level, required names -- owned by the AnyPass
+// p.transform(ir, ctx)                the body, under any context (wrapped in a ContextRef)
+// p.run_required(ir, ctx)             SPEC §4 step 2: the passes it requires, through run()
+// p(ir, ctx) / p(ir)                  run(p, ir, ctx) / under PassContext<IR>::current()
+// p.target<P>()                       the erased pass, if it is a P
+//
+// Copies share the erased pass, which is immutable. A pass made from a
+// static type keeps its `required` types (resolved statically); a pass made
+// with a list of required AnyPasses runs those.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <typeinfo>
+#include <utility>
+#include <vector>
+
+#include "passinfra/core/error.hpp"
+#include "passinfra/core/pass.hpp"
+#include "passinfra/core/run.hpp"
+#include "passinfra/core/sequential.hpp"
+#include "passinfra/dynamic/context_ref.hpp"
+
+namespace passinfra {
+
+template <class IR>
+class AnyPass;
+
+namespace detail {
+
+template <class T>
+inline constexpr bool is_any_pass = false;
+template <class IR>
+inline constexpr bool is_any_pass<AnyPass<IR>> = true;
+
+// The Concept half of AnyPass.
+template <class IR>
+struct PassConcept {
+  std::string name;
+  int opt_level = 0;
+  std::vector<std::string> required_names;
+  std::vector<std::string_view> required_views;
+
+  virtual ~PassConcept() = default;
+  virtual IR transform(IR ir, ContextRef<IR>& ctx) const = 0;
+  virtual IR run_required(IR ir, ContextRef<IR>& ctx) const = 0;
+  virtual const std::type_info& type() const noexcept = 0;
+  virtual const void* object() const noexcept = 0;
+
+  PassInfo info() const noexcept { return {name, opt_level, required_views}; }
+
+  void set_info(const PassInfo& info) {
+    name = std::string(info.name);
+    opt_level = info.opt_level;
+    required_names.assign(info.required.begin(), info.required.end());
+    required_views.assign(required_names.begin(), required_names.end());
+  }
+};
+
+// The Model half: a pass P, and the AnyPasses it requires when they are
+// given at run time rather than by P's `required` types.
+template <class IR, class P>
+struct PassModel final : PassConcept<IR> {
+  P pass;
+  std::vector<AnyPass<IR>> required_passes;
+  bool dynamic_required = false;
+
+  explicit PassModel(P p) : pass(std::move(p)) { this->set_info(info_of<P>(pass)); }
+
+  IR transform(IR ir, ContextRef<IR>& ctx) const override { return pass.transform(std::move(ir), ctx); }
+
+  IR run_required(IR ir, ContextRef<IR>& ctx) const override {
+    if (dynamic_required) {
+      for (const auto& r : required_passes) ir = run(r, std::move(ir), ctx);
+      return ir;
+    }
+    return passinfra::run_required(pass, std::move(ir), ctx);
+  }
+
+  const std::type_info& type() const noexcept override { return typeid(P); }
+  const void* object() const noexcept override { return &pass; }
+};
+
+}  // namespace detail
+
+template <class IR>
+class AnyPass : public CallablePass<AnyPass<IR>> {
+ public:
+  template <class P>
+    requires(!std::is_same_v<std::remove_cvref_t<P>, AnyPass>)
+  AnyPass(P pass)  // NOLINT(google-explicit-constructor): pipelines are lists of passes
+      : impl_(make_model(std::move(pass))) {}
+
+  // A pass whose requirements are the given passes, in order (their names
+  // become info().required).
+  template <class P>
+  AnyPass(P pass, std::vector<AnyPass> required) {
+    auto model = make_model(std::move(pass));
+    model->required_names.clear();
+    for (const auto& r : required) model->required_names.emplace_back(r.info().name);
+    model->required_views.assign(model->required_names.begin(), model->required_names.end());
+    model->required_passes = std::move(required);
+    model->dynamic_required = true;
+    impl_ = std::move(model);
+  }
+
+  PassInfo info() const noexcept { return impl_->info(); }
+
+  template <class Ctx>
+  IR transform(IR ir, Ctx& ctx) const {
+    if constexpr (std::is_same_v<Ctx, ContextRef<IR>>) {
+      return impl_->transform(std::move(ir), ctx);
+    } else {
+      ContextRef<IR> ref(ctx);
+      return impl_->transform(std::move(ir), ref);
+    }
+  }
+
+  template <class Ctx>
+  IR run_required(IR ir, Ctx& ctx) const {
+    if constexpr (std::is_same_v<Ctx, ContextRef<IR>>) {
+      return impl_->run_required(std::move(ir), ctx);
+    } else {
+      ContextRef<IR> ref(ctx);
+      return impl_->run_required(std::move(ir), ref);
+    }
+  }
+
+  template <class P>
+  const P* target() const noexcept {
+    return impl_->type() == typeid(P) ? static_cast<const P*>(impl_->object()) : nullptr;
+  }
+
+ private:
+  template <class P>
+  static std::shared_ptr<detail::PassModel<IR, P>> make_model(P pass) {
+    static_assert(detail::check_pass<P, detail::Entry::run>());
+    static_assert(HasTransform<P, IR, ContextRef<IR>>,
+                  "passinfra::AnyPass<IR>(pass): the pass P has no `transform(IR, ctx&) const` that accepts a "
+                  "passinfra::ContextRef<IR> (write the context parameter as `auto& ctx`)");
+    return std::make_shared<detail::PassModel<IR, P>>(std::move(pass));
+  }
+
+  std::shared_ptr<detail::PassConcept<IR>> impl_;
+};
+
+}  // namespace passinfra

@@ -1,0 +1,136 @@
+// passinfra/dynamic/context_ref.hpp — any context, seen through one type.
+//
+// ContextRef<IR>(ctx)                 refers to any PassContext<IR, ...> (or another ContextRef)
+// ref.pass_enabled(info) / is_required(name) / opt_level() / required_pass() / disabled_pass()
+// ref.config() / get_config<T>(key, default)
+// ref.instrument_set()                the context's instrument fan-out, erased
+//
+// AnyPass bodies run under a ContextRef, so one compiled body runs inside a
+// static context as well as a dynamic one: the gate, the config and the
+// instrument hooks are those of the context it wraps. Costs one indirect call
+// per gate check and per hook phase.
+#pragma once
+
+#include <cstddef>
+#include <exception>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "passinfra/core/config.hpp"
+#include "passinfra/core/pass_info.hpp"
+
+namespace passinfra {
+
+namespace detail {
+
+template <class IR>
+struct ContextVTable {
+  bool (*pass_enabled)(const void*, const PassInfo&);
+  bool (*is_required)(const void*, std::string_view);
+  int (*opt_level)(const void*);
+  const std::vector<std::string>& (*required_pass)(const void*);
+  const std::vector<std::string>& (*disabled_pass)(const void*);
+  const Config& (*config)(const void*);
+  bool (*should_run)(void*, const IR&, const PassInfo&);
+  void (*before)(void*, const IR&, const PassInfo&, std::size_t&);
+  void (*after)(void*, const IR&, const PassInfo&, std::size_t&);
+  void (*after_failed)(void*, const PassInfo&, const std::exception_ptr&, std::size_t, std::size_t);
+};
+
+template <class IR, class Ctx>
+inline constexpr ContextVTable<IR> context_vtable_for{
+    +[](const void* c, const PassInfo& info) { return static_cast<const Ctx*>(c)->pass_enabled(info); },
+    +[](const void* c, std::string_view name) { return static_cast<const Ctx*>(c)->is_required(name); },
+    +[](const void* c) { return static_cast<const Ctx*>(c)->opt_level(); },
+    +[](const void* c) -> const std::vector<std::string>& { return static_cast<const Ctx*>(c)->required_pass(); },
+    +[](const void* c) -> const std::vector<std::string>& { return static_cast<const Ctx*>(c)->disabled_pass(); },
+    +[](const void* c) -> const Config& { return static_cast<const Ctx*>(c)->config(); },
+    +[](void* c, const IR& ir, const PassInfo& info) {
+      return static_cast<Ctx*>(c)->instrument_set().should_run(ir, info);
+    },
+    +[](void* c, const IR& ir, const PassInfo& info, std::size_t& returned) {
+      static_cast<Ctx*>(c)->instrument_set().run_before_pass(ir, info, returned);
+    },
+    +[](void* c, const IR& ir, const PassInfo& info, std::size_t& started) {
+      static_cast<Ctx*>(c)->instrument_set().run_after_pass(ir, info, started);
+    },
+    +[](void* c, const PassInfo& info, const std::exception_ptr& error, std::size_t from, std::size_t to) {
+      static_cast<Ctx*>(c)->instrument_set().run_after_pass_failed(info, error, from, to);
+    },
+};
+
+}  // namespace detail
+
+template <class IR>
+class ContextRef;
+
+// The instrument fan-out of a ContextRef: the set protocol of InstrumentSet,
+// forwarded to the wrapped context's set.
+template <class IR>
+class ErasedInstrumentSet {
+ public:
+  template <class>
+  static constexpr bool has_should_run = true;
+  template <class>
+  static constexpr bool has_run_before_pass = true;
+  template <class>
+  static constexpr bool has_run_after_pass = true;
+  static constexpr bool has_run_after_pass_failed = true;
+  template <class>
+  static constexpr bool hook_free = false;
+
+  bool should_run(const IR& ir, const PassInfo& info) { return vtable_->should_run(context_, ir, info); }
+  void run_before_pass(const IR& ir, const PassInfo& info, std::size_t& returned) {
+    vtable_->before(context_, ir, info, returned);
+  }
+  void run_after_pass(const IR& ir, const PassInfo& info, std::size_t& started) {
+    vtable_->after(context_, ir, info, started);
+  }
+  void run_after_pass_failed(const PassInfo& info, const std::exception_ptr& error, std::size_t from,
+                             std::size_t to) noexcept {
+    vtable_->after_failed(context_, info, error, from, to);
+  }
+
+ private:
+  template <class>
+  friend class ContextRef;
+  ErasedInstrumentSet(void* context, const detail::ContextVTable<IR>* vtable) : context_(context), vtable_(vtable) {}
+  void* context_;
+  const detail::ContextVTable<IR>* vtable_;
+};
+
+template <class IR>
+class ContextRef {
+ public:
+  template <class Ctx>
+    requires(!std::is_same_v<Ctx, ContextRef>)
+  explicit ContextRef(Ctx& context) : set_(&context, &detail::context_vtable_for<IR, Ctx>) {}
+
+  ContextRef(const ContextRef&) = default;
+
+  bool pass_enabled(const PassInfo& info) const { return set_.vtable_->pass_enabled(set_.context_, info); }
+  bool is_required(std::string_view name) const { return set_.vtable_->is_required(set_.context_, name); }
+  int opt_level() const { return set_.vtable_->opt_level(set_.context_); }
+  const std::vector<std::string>& required_pass() const { return set_.vtable_->required_pass(set_.context_); }
+  const std::vector<std::string>& disabled_pass() const { return set_.vtable_->disabled_pass(set_.context_); }
+  const Config& config() const { return set_.vtable_->config(set_.context_); }
+
+  template <class T>
+  T get_config(std::string_view key, T default_value) const {
+    return config_get<T>(config(), key, std::move(default_value));
+  }
+  template <class T>
+  T get_config(const ConfigKey<T>& key) const {
+    return config_get<T>(config(), key.key, key.default_value);
+  }
+
+  ErasedInstrumentSet<IR>& instrument_set() noexcept { return set_; }
+
+ private:
+  ErasedInstrumentSet<IR> set_;
+};
+
+}  // namespace passinfra

@@ -1,0 +1,55 @@
+// passinfra/dynamic/dynamic_sequential.hpp — a pipeline chosen at run time (SPEC §4).
+//
+// DynamicSequential<IR>{p1, p2, ...}            from AnyPasses (or anything AnyPass takes)
+// DynamicSequential<IR>(passes, PassInfo{...})  a custom name / opt_level (the name is copied)
+// seq.info()                                    "sequential", opt_level 0 by default
+// seq.passes() / seq.push_back(p)
+// seq(ir, ctx) / seq(ir)                        run through run(), under ctx / current()
+//
+// The same rules as Sequential<...>: children gated by PassEnabled, their
+// required passes run first through run() without the gate, one level deep,
+// every time. Static and dynamic pipelines nest both ways.
+#pragma once
+
+#include <initializer_list>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "passinfra/core/run.hpp"
+#include "passinfra/core/sequential.hpp"
+#include "passinfra/dynamic/any_pass.hpp"
+
+namespace passinfra {
+
+template <class IR>
+class DynamicSequential : public CallablePass<DynamicSequential<IR>> {
+ public:
+  DynamicSequential() = default;
+  DynamicSequential(std::initializer_list<AnyPass<IR>> passes) : passes_(passes) {}
+  explicit DynamicSequential(std::vector<AnyPass<IR>> passes,
+                             PassInfo info = Sequential<>::default_info)
+      : passes_(std::move(passes)), name_(info.name), opt_level_(info.opt_level) {}
+
+  PassInfo info() const noexcept { return {name_, opt_level_}; }
+
+  const std::vector<AnyPass<IR>>& passes() const noexcept { return passes_; }
+  void push_back(AnyPass<IR> pass) { passes_.push_back(std::move(pass)); }
+
+  template <class Ctx>
+  IR transform(IR ir, Ctx& ctx) const {
+    for (const auto& child : passes_) {
+      if (!ctx.pass_enabled(child.info())) continue;
+      ir = child.run_required(std::move(ir), ctx);
+      ir = run(child, std::move(ir), ctx);
+    }
+    return ir;
+  }
+
+ private:
+  std::vector<AnyPass<IR>> passes_;
+  std::string name_{Sequential<>::default_info.name};
+  int opt_level_ = Sequential<>::default_info.opt_level;
+};
+
+}  // namespace passinfra
