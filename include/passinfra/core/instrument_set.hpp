@@ -39,6 +39,7 @@
 #include "passinfra/core/log.hpp"
 #include "passinfra/core/pass_info.hpp"
 #include "passinfra/detail/exception_text.hpp"
+#include "passinfra/detail/inline.hpp"
 #include "passinfra/detail/type_name.hpp"
 
 namespace passinfra {
@@ -180,11 +181,11 @@ class InstrumentSet {
   }
 
   template <class IR>
-  bool should_run(const IR& ir, const PassInfo& info) {
+  PASSINFRA_ALWAYS_INLINE bool should_run(const IR& ir, const PassInfo& info) {
     bool run = true;
     if constexpr (has_should_run<IR>) {
       if (cleared_.value) return true;
-      for_each_instrument([&](auto& instrument, std::size_t) {
+      for_each_instrument([&](auto& instrument, std::size_t) PASSINFRA_LAMBDA_INLINE {
         using I = U<decltype(instrument)>;
         if constexpr (HasShouldRun<I, IR> && detail::check_should_run_result<I, IR>()) {
           const bool says_run = instrument.should_run(ir, info);  // every instrument is asked
@@ -195,26 +196,45 @@ class InstrumentSet {
     return run;
   }
 
+  // run_before_pass / run_after_pass without bookkeeping: for sets in which
+  // no instrument can have run_after_pass_failed.
   template <class IR>
-  void run_before_pass(const IR& ir, const PassInfo& info, std::size_t& returned) {
-    if constexpr (has_run_before_pass<IR> || has_run_after_pass_failed) {
+  PASSINFRA_ALWAYS_INLINE void run_before_pass(const IR& ir, const PassInfo& info) {
+    if constexpr (has_run_before_pass<IR>) {
       if (cleared_.value) return;
-      for_each_instrument([&](auto& instrument, std::size_t) {
+      for_each_instrument([&](auto& instrument, std::size_t) PASSINFRA_LAMBDA_INLINE {
         if constexpr (HasRunBeforePass<U<decltype(instrument)>, IR>) instrument.run_before_pass(ir, info);
-        ++returned;
+      });
+    }
+  }
+  template <class IR>
+  PASSINFRA_ALWAYS_INLINE void run_after_pass(const IR& ir, const PassInfo& info) {
+    if constexpr (has_run_after_pass<IR>) {
+      if (cleared_.value) return;
+      for_each_instrument([&](auto& instrument, std::size_t) PASSINFRA_LAMBDA_INLINE {
+        if constexpr (HasRunAfterPass<U<decltype(instrument)>, IR>) instrument.run_after_pass(ir, info);
       });
     }
   }
 
+  // With bookkeeping: `returned` counts the positions whose run_before_pass
+  // returned, `started` those whose run_after_pass was started.
   template <class IR>
-  void run_after_pass(const IR& ir, const PassInfo& info, std::size_t& started) {
-    if constexpr (has_run_after_pass<IR> || has_run_after_pass_failed) {
-      if (cleared_.value) return;
-      for_each_instrument([&](auto& instrument, std::size_t) {
-        ++started;
-        if constexpr (HasRunAfterPass<U<decltype(instrument)>, IR>) instrument.run_after_pass(ir, info);
-      });
-    }
+  PASSINFRA_ALWAYS_INLINE void run_before_pass(const IR& ir, const PassInfo& info, std::size_t& returned) {
+    if (cleared_.value) return;
+    for_each_instrument([&](auto& instrument, std::size_t) PASSINFRA_LAMBDA_INLINE {
+      if constexpr (HasRunBeforePass<U<decltype(instrument)>, IR>) instrument.run_before_pass(ir, info);
+      ++returned;
+    });
+  }
+
+  template <class IR>
+  PASSINFRA_ALWAYS_INLINE void run_after_pass(const IR& ir, const PassInfo& info, std::size_t& started) {
+    if (cleared_.value) return;
+    for_each_instrument([&](auto& instrument, std::size_t) PASSINFRA_LAMBDA_INLINE {
+      ++started;
+      if constexpr (HasRunAfterPass<U<decltype(instrument)>, IR>) instrument.run_after_pass(ir, info);
+    });
   }
 
   // Instruments at positions [from, to) learn that the pass failed. Their own
@@ -252,9 +272,9 @@ class InstrumentSet {
   // order, items of run-time lists in place. Items are re-read by index, so a
   // list that shrinks during a call is not overrun.
   template <class F>
-  void for_each_instrument(F&& f) {
+  PASSINFRA_ALWAYS_INLINE void for_each_instrument(F&& f) {
     [[maybe_unused]] std::size_t position = 0;
-    boost::hana::for_each(items_, [&](auto& stored) {
+    detail::for_each_element<sizeof...(Is)>(items_, [&](auto& stored) PASSINFRA_LAMBDA_INLINE {
       auto& element = detail::unwrap(stored);
       if constexpr (InstrumentList<U<decltype(element)>>) {
         auto& list = element.items();

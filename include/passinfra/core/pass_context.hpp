@@ -43,6 +43,7 @@
 #include "passinfra/core/error.hpp"
 #include "passinfra/core/instrument_set.hpp"
 #include "passinfra/core/pass_info.hpp"
+#include "passinfra/detail/inline.hpp"
 
 namespace passinfra {
 
@@ -147,7 +148,8 @@ class PassContext {
     detail::check_names(required_, "required_pass");
     detail::check_names(disabled_, "disabled_pass");
     validate_config(config_);
-    names_listed_ = !required_.empty() || !disabled_.empty();
+    has_required_ = !required_.empty();
+    names_listed_ = has_required_ || !disabled_.empty();
   }
 
   PassContext(const PassContext&) = delete;
@@ -159,15 +161,17 @@ class PassContext {
   const Config& config() const noexcept { return config_; }
 
   // SPEC §2 PassEnabled: disabled wins, then required, then the opt_level.
-  bool pass_enabled(const PassInfo& info) const noexcept {
-    if (names_listed_) [[unlikely]] {
-      if (contains(disabled_, info.name)) return false;
-      if (contains(required_, info.name)) return true;
-    }
+  // The fast path is one flag test and one compare, small enough to inline
+  // at every child of a Sequential; name matching is out of line.
+  PASSINFRA_ALWAYS_INLINE bool pass_enabled(const PassInfo& info) const noexcept {
+    if (names_listed_) [[unlikely]] return pass_enabled_by_name(info);
     return opt_level_ >= info.opt_level;
   }
 
-  bool is_required(std::string_view name) const noexcept { return !required_.empty() && contains(required_, name); }
+  bool is_required(std::string_view name) const noexcept {
+    if (!has_required_) [[likely]] return false;
+    return contains(required_, name);
+  }
 
   template <class T>
   T get_config(std::string_view key, T default_value) const {
@@ -233,7 +237,13 @@ class PassContext {
   // A scope of a static context with no instruments has nothing to do.
   static constexpr bool has_scope_work = is_dynamic || !std::is_same_v<instrument_set_type, InstrumentSet<>>;
 
-  static bool contains(const std::vector<std::string>& names, std::string_view name) noexcept {
+  [[gnu::noinline]] bool pass_enabled_by_name(const PassInfo& info) const noexcept {
+    if (contains(disabled_, info.name)) return false;
+    if (contains(required_, info.name)) return true;
+    return opt_level_ >= info.opt_level;
+  }
+
+  [[gnu::noinline]] static bool contains(const std::vector<std::string>& names, std::string_view name) noexcept {
     return std::find(names.begin(), names.end(), name) != names.end();
   }
 
@@ -249,6 +259,7 @@ class PassContext {
 
   int opt_level_;
   bool names_listed_ = false;
+  bool has_required_ = false;
   std::vector<std::string> required_;
   std::vector<std::string> disabled_;
   Config config_;

@@ -24,6 +24,7 @@
 
 #include "passinfra/core/pass.hpp"
 #include "passinfra/core/pass_info.hpp"
+#include "passinfra/detail/inline.hpp"
 
 namespace passinfra {
 
@@ -66,7 +67,7 @@ consteval bool check_run() {
 // run(pass, ir, ctx): SPEC §3. Returns the pass's output, or the input
 // unchanged when an instrument vetoed the pass.
 template <class P, class IR, class Ctx>
-IR run(const P& pass, IR ir, Ctx& ctx) {
+PASSINFRA_ALWAYS_INLINE IR run(const P& pass, IR ir, Ctx& ctx) {
   if constexpr (!detail::check_run<P, IR, Ctx>()) {
     return ir;  // the static_assert above has said what is wrong
   } else {
@@ -79,14 +80,14 @@ IR run(const P& pass, IR ir, Ctx& ctx) {
       if constexpr (Set::template has_should_run<IR>) {
         if (!ctx.is_required(info.name) && !set.should_run(std::as_const(ir), info)) return ir;
       }
-      std::size_t returned = 0;  // run_before_pass hooks that returned
-      std::size_t started = 0;   // run_after_pass hooks that were started
       if constexpr (!Set::has_run_after_pass_failed) {
-        set.run_before_pass(std::as_const(ir), info, returned);
+        set.run_before_pass(std::as_const(ir), info);
         IR out = pass.transform(std::move(ir), ctx);
-        set.run_after_pass(std::as_const(out), info, started);
+        set.run_after_pass(std::as_const(out), info);
         return out;
       } else {
+        std::size_t returned = 0;  // run_before_pass hooks that returned
+        std::size_t started = 0;   // run_after_pass hooks that were started
         try {
           set.run_before_pass(std::as_const(ir), info, returned);
           IR out = pass.transform(std::move(ir), ctx);

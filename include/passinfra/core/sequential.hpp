@@ -25,6 +25,7 @@
 
 #include "passinfra/core/pass.hpp"
 #include "passinfra/core/run.hpp"
+#include "passinfra/detail/inline.hpp"
 
 namespace passinfra {
 
@@ -32,12 +33,12 @@ namespace passinfra {
 // Static requirements are requires_passes<...>; a child that only knows its
 // requirements at run time (AnyPass) provides `run_required(ir, ctx) const`.
 template <class P, class IR, class Ctx>
-IR run_required(const P& child, IR ir, Ctx& ctx) {
+PASSINFRA_ALWAYS_INLINE IR run_required(const P& child, IR ir, Ctx& ctx) {
   if constexpr (requires { child.run_required(std::move(ir), ctx); }) {
     return child.run_required(std::move(ir), ctx);
   } else {
     boost::mp11::mp_for_each<typename required_passes_t<P>::list>(
-        [&](auto required) { ir = run(required, std::move(ir), ctx); });
+        [&](auto required) PASSINFRA_LAMBDA_INLINE { ir = run(required, std::move(ir), ctx); });
     return ir;
   }
 }
@@ -66,7 +67,7 @@ class Sequential : public CallablePass<Sequential<Ps...>> {
   template <class IR, class Ctx>
   IR transform(IR ir, Ctx& ctx) const {
     if constexpr (children_ok) {
-      boost::hana::for_each(passes_, [&](const auto& child) {
+      detail::for_each_element<sizeof...(Ps)>(passes_, [&](const auto& child) PASSINFRA_LAMBDA_INLINE {
         using C = std::remove_cvref_t<decltype(child)>;
         if (!ctx.pass_enabled(info_of<C>(child))) return;
         ir = run_required(child, std::move(ir), ctx);
