@@ -95,7 +95,7 @@ struct Kit<std::integer_sequence<int, K...>> {
   // What a careful engineer writes for gate + three hooks, inlined.
   template <class Ctx>
   static IR hand_hooks(IR ir, Ctx& ctx, CountingHooks& h) {
-    auto one = [&]<int J>(std::integral_constant<int, J>) {
+    [[maybe_unused]] auto one = [&]<int J>(std::integral_constant<int, J>) {
       constexpr const passinfra::PassInfo& info = passinfra::info_of<Inc<J>>;
       if (!ctx.pass_enabled(info)) return;
       if (!h.should_run(ir, info)) return;

@@ -1,0 +1,89 @@
+# passinfra developer entry points: thin wrappers over CMakePresets.json.
+# Each target first checks/installs the Debian packages (scripts/deps.sh).
+#
+#   make demo      build and run the main example        (preset dev,   g++)
+#   make test      build everything, run all tests       (preset dev,   g++)
+#   make clang     same with clang++-16                  (preset clang)
+#   make asan      same with ASan + UBSan                (preset asan)
+#   make tsan      same with TSan                        (preset tsan)
+#   make release   same, optimised                       (preset release)
+#   make bench     build the benchmarks optimised and run them
+#   make clean     remove build/
+#
+# JOBS=2 by default (the machine has 2 cores); `make test JOBS=4` to change.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+JOBS ?= 2
+
+# cmake --build runs its own make; don't let this make's flags or jobserver
+# leak into it (-j$(JOBS) is given explicitly).
+CMAKE := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL cmake
+CTEST := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL ctest
+DEPS  := bash scripts/deps.sh
+
+.PHONY: help deps demo test clang asan tsan release bench clean
+
+help:
+	@echo "passinfra: make <target>"
+	@echo "  demo      build and run the main example (g++, preset dev)"
+	@echo "  test      build everything and run all tests (g++, preset dev)"
+	@echo "  clang     build and test with clang++-16 (preset clang)"
+	@echo "  asan      build and test with AddressSanitizer + UBSan (preset asan)"
+	@echo "  tsan      build and test with ThreadSanitizer (preset tsan)"
+	@echo "  release   build and test optimised (preset release)"
+	@echo "  bench     build the benchmarks (preset release) and run them"
+	@echo "  deps      install/check the Debian packages (scripts/deps.sh)"
+	@echo "  clean     remove build/"
+	@echo "Build trees: build/<preset>. Parallelism: JOBS=$(JOBS)."
+
+deps:
+	@$(DEPS)
+
+demo:
+	@$(DEPS)
+	$(CMAKE) --preset dev
+	$(CMAKE) --build --preset dev -j$(JOBS) --target demo
+
+# test, asan, tsan, release: configure, build everything, run ctest.
+test: PRESET := dev
+asan: PRESET := asan
+tsan: PRESET := tsan
+release: PRESET := release
+test asan tsan release:
+	@$(DEPS)
+	$(CMAKE) --preset $(PRESET)
+	$(CMAKE) --build --preset $(PRESET) -j$(JOBS)
+	$(CTEST) --preset $(PRESET)
+
+clang:
+	@$(DEPS) --clang
+	$(CMAKE) --preset clang
+	$(CMAKE) --build --preset clang -j$(JOBS)
+	$(CTEST) --preset clang
+
+# bench: build all benchmarks optimised, run every Google Benchmark program
+# (listed by CMake in google_benchmarks.txt), then benchmarks/callgrind.sh
+# (instruction counts; needs valgrind) if it exists.
+bench:
+	@$(DEPS)
+	$(CMAKE) --preset release
+	$(CMAKE) --build --preset release -j$(JOBS) --target passinfra_benchmarks
+	@list=build/release/benchmarks/google_benchmarks.txt; found=0; \
+	for b in build/release/benchmarks/*; do \
+	  if [[ -f "$$b" && -x "$$b" ]] && grep -qxF "$$(realpath "$$b")" "$$list"; then \
+	    found=1; echo "==== $$b"; "$$b"; \
+	  fi; \
+	done; \
+	if [[ $$found == 0 ]]; then echo "bench: no Google Benchmark programs in benchmarks/*.cpp"; fi
+	@if [[ -x benchmarks/callgrind.sh ]]; then \
+	  if command -v valgrind >/dev/null; then \
+	    echo "==== benchmarks/callgrind.sh"; benchmarks/callgrind.sh; \
+	  else \
+	    echo "bench: skipping benchmarks/callgrind.sh: valgrind is not installed (apt-get install valgrind)"; \
+	  fi; \
+	fi
+
+clean:
+	rm -rf build
