@@ -1,5 +1,6 @@
 // passinfra/dynamic.hpp — the type-erased bridge: AnyPass, AnyInstrument,
-// DynamicInstruments, PassContext<IR> (the default), DynamicSequential.
+// DynamicInstruments, PassContext<IR> (the default), DynamicSequential,
+// PassRegistry and pipeline text.
 #pragma once
 
 #include "passinfra/core.hpp"
@@ -8,3 +9,5 @@
 #include "passinfra/dynamic/context_ref.hpp"
 #include "passinfra/dynamic/dynamic_instruments.hpp"
 #include "passinfra/dynamic/dynamic_sequential.hpp"
+#include "passinfra/dynamic/pass_registry.hpp"
+#include "passinfra/dynamic/pipeline_text.hpp"

@@ -168,7 +168,7 @@ class PassContext {
     return opt_level_ >= info.opt_level;
   }
 
-  bool is_required(std::string_view name) const noexcept {
+  PASSINFRA_ALWAYS_INLINE bool is_required(std::string_view name) const noexcept {
     if (!has_required_) [[likely]] return false;
     return contains(required_, name);
   }

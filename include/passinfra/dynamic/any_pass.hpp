@@ -8,6 +8,7 @@
 // p.run_required(ir, ctx)             SPEC §4 step 2: the passes it requires, through run()
 // p(ir, ctx) / p(ir)                  run(p, ir, ctx) / under PassContext<IR>::current()
 // p.target<P>()                       the erased pass, if it is a P
+// p.runs_required()                   whether run_required runs what info().required names
 //
 // Copies share the erased pass, which is immutable. A pass made from a
 // static type keeps its `required` types (resolved statically); a pass made
@@ -53,6 +54,9 @@ struct PassConcept {
   virtual IR run_required(IR ir, ContextRef<IR>& ctx) const = 0;
   virtual const std::type_info& type() const noexcept = 0;
   virtual const void* object() const noexcept = 0;
+  // Whether run_required runs the passes info().required names (static
+  // `required` types, or AnyPasses given at construction), or they are only names.
+  virtual bool runs_required() const noexcept = 0;
 
   PassInfo info() const noexcept { return {name, opt_level, required_views}; }
 
@@ -86,6 +90,15 @@ struct PassModel final : PassConcept<IR> {
 
   const std::type_info& type() const noexcept override { return typeid(P); }
   const void* object() const noexcept override { return &pass; }
+
+  bool runs_required() const noexcept override {
+    if (dynamic_required) return true;
+    if constexpr (requires { pass.runs_required(); }) {
+      return pass.runs_required();
+    } else {
+      return required_passes_t<P>::size > 0 || this->required_names.empty();
+    }
+  }
 };
 
 }  // namespace detail
@@ -132,6 +145,10 @@ class AnyPass : public CallablePass<AnyPass<IR>> {
       return impl_->run_required(std::move(ir), ref);
     }
   }
+
+  // runs_required(): false when info().required lists names that run_required
+  // does not run (PassRegistry resolves those through the registry).
+  bool runs_required() const noexcept { return impl_->runs_required(); }
 
   template <class P>
   const P* target() const noexcept {

@@ -1,0 +1,586 @@
+// passinfra/dynamic/pass_registry.hpp — passes by name, for pipelines chosen at run time.
+//
+// PassOptions                                 ordered key -> ConfigValue: the options a pass is created with
+// PassOptionSpec{key, type, default_value}    one option a factory takes; without a default it must be given
+// get_option<T>(options, key)                 an option's value inside a factory (Error if unset or of another type)
+// format_option_value(value)                  a ConfigValue as pipeline text: 2, -1.5, true, "s", ["a","b"]
+// is_pipeline_name(name)                      name matches [A-Za-z_][A-Za-z0-9_.]* (what pipeline text can spell)
+// RegistryPass<IR>                            a created pass plus the name and options it was created with
+// PassRegistry<IR>                            the registry, thread-safe:
+//   PassRegistry<IR>::global()                  one per IR type (independent instances are fine too)
+//   reg.add<P>(description = {})                a static pass type, by P::info.name, made as P{}
+//   reg.add(name, factory, options = {}, description = {})   factory(const PassOptions&) -> a pass or AnyPass<IR>
+//   reg.create(name, options = {})              -> AnyPass<IR>; throws Error on bad names and options
+//   reg.contains(name) / reg.names() / reg.options(name) / reg.describe()
+//
+// create() checks the options against the registered specs (unknown key,
+// wrong type: Error naming pass, key, expected and given type; an integer
+// given for a double option is converted), fills in the defaults of options
+// not given, and calls the factory with the result. The pass comes back
+// wrapped in a RegistryPass, which remembers the name and the options as
+// given, so print_pipeline (pipeline_text.hpp) can write it back as text.
+//
+// Required passes: a pass type with `required` types keeps them (AnyPass runs
+// them statically). A pass whose info only *names* its requirements (a
+// module_pass given a PassInfo with a `required` list, or a static PassInfo
+// listing names) gets those names resolved through the same registry when it
+// is created, each made with default options, into AnyPass(pass, {required...});
+// a name missing from the registry is an Error. A factory returning an
+// AnyPass<IR> is resolved when AnyPass::runs_required() says its names are only names.
+//
+// Re-registering the same pass type, or a factory of the same type (the same
+// lambda, the same function pointer) with the same options, is a no-op; any
+// other second registration of a name is an Error. Factories run outside the
+// registry's lock, so a factory may create other registered passes.
+#pragma once
+
+#include <charconv>
+#include <concepts>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <type_traits>
+#include <typeinfo>
+#include <utility>
+#include <vector>
+
+#include "passinfra/core/config.hpp"
+#include "passinfra/core/error.hpp"
+#include "passinfra/core/pass.hpp"
+#include "passinfra/core/run.hpp"
+#include "passinfra/detail/suggest.hpp"
+#include "passinfra/dynamic/any_pass.hpp"
+#include "passinfra/dynamic/context_ref.hpp"
+
+namespace passinfra {
+
+// PassOptions: a pass's options by key, ordered by key.
+using PassOptions = std::map<std::string, ConfigValue, std::less<>>;
+
+// PassOptionSpec{key, type, default_value}: an option a registered factory takes.
+struct PassOptionSpec {
+  std::string key;
+  ConfigType type = ConfigType::integer;
+  std::optional<ConfigValue> default_value{};
+
+  friend bool operator==(const PassOptionSpec&, const PassOptionSpec&) = default;
+};
+
+namespace detail {
+
+// "an integer", "a string", ...
+inline std::string type_with_article(ConfigType type) {
+  const std::string_view name = to_string(type);
+  return (type == ConfigType::integer ? "an " : "a ") + std::string(name);
+}
+
+// The message of a passinfra::Error without its "passinfra: " prefix.
+inline std::string message_of(const std::exception& error) {
+  std::string_view what = error.what();
+  constexpr std::string_view prefix = "passinfra: ";
+  if (what.starts_with(prefix)) what.remove_prefix(prefix.size());
+  return std::string(what);
+}
+
+// An Error about one option of a pass (pipeline text points at its key).
+class PassOptionError : public Error {
+ public:
+  PassOptionError(std::string key, const std::string& message) : Error(message), key_(std::move(key)) {}
+  const std::string& key() const noexcept { return key_; }
+
+ private:
+  std::string key_;
+};
+
+inline std::string format_double(double value) {
+  char buffer[40];
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+  std::string out(buffer, result.ptr);
+  // Keep it a float when read back ("inf" and "nan" have no pipeline spelling).
+  if (out.find_first_of(".eEn") == std::string::npos) out += ".0";
+  return out;
+}
+
+inline std::string quote(std::string_view text) {
+  std::string out = "\"";
+  for (char c : text) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default: out += c;
+    }
+  }
+  return out + "\"";
+}
+
+}  // namespace detail
+
+// format_option_value(value): the value as pipeline text reads it back.
+inline std::string format_option_value(const ConfigValue& value) {
+  switch (config_type_of(value)) {
+    case ConfigType::boolean: return std::get<bool>(value) ? "true" : "false";
+    case ConfigType::integer: return std::to_string(std::get<std::int64_t>(value));
+    case ConfigType::floating: return detail::format_double(std::get<double>(value));
+    case ConfigType::string: return detail::quote(std::get<std::string>(value));
+    case ConfigType::string_list: {
+      std::string out = "[";
+      for (const auto& s : std::get<StringList>(value)) {
+        if (out.size() > 1) out += ',';
+        out += detail::quote(s);
+      }
+      return out + "]";
+    }
+  }
+  return {};
+}
+
+// is_pipeline_name(name): [A-Za-z_][A-Za-z0-9_.]*
+constexpr bool is_pipeline_name(std::string_view name) noexcept {
+  auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
+  if (name.empty() || !alpha(name.front())) return false;
+  for (char c : name) {
+    if (!alpha(c) && !(c >= '0' && c <= '9') && c != '.') return false;
+  }
+  return true;
+}
+
+// get_option<T>(options, key): the option's value; T as in config_type_of<T>.
+// An integer option reads as any integer type, a double one as any floating type.
+template <class T>
+T get_option(const PassOptions& options, std::string_view key) {
+  constexpr ConfigType want = config_type_of<T>();
+  const auto it = options.find(key);
+  if (it == options.end()) {
+    throw Error("get_option: option '" + std::string(key) + "' is not set; expected one of the options given: " +
+                [&] {
+                  std::string keys;
+                  for (const auto& [k, v] : options) keys += (keys.empty() ? "'" : ", '") + k + "'";
+                  return keys.empty() ? std::string("(none)") : keys;
+                }());
+  }
+  const ConfigType have = config_type_of(it->second);
+  if constexpr (want == ConfigType::floating) {
+    if (have == ConfigType::integer) return static_cast<T>(std::get<std::int64_t>(it->second));
+  }
+  if (have != want) {
+    throw Error("get_option: option '" + std::string(key) + "' holds " + detail::type_with_article(have) +
+                ", but was read as " + detail::type_with_article(want));
+  }
+  if constexpr (want == ConfigType::integer) {
+    return static_cast<T>(std::get<std::int64_t>(it->second));
+  } else if constexpr (want == ConfigType::floating) {
+    return static_cast<T>(std::get<double>(it->second));
+  } else if constexpr (want == ConfigType::string) {
+    return T(std::get<std::string>(it->second));
+  } else {
+    return std::get<static_cast<std::size_t>(want)>(it->second);
+  }
+}
+
+// RegistryPass<IR>: what PassRegistry::create makes: the factory's pass, and
+// the name and options (as given) it was created with. Forwards info(),
+// transform() and run_required() to the pass.
+template <class IR>
+class RegistryPass : public CallablePass<RegistryPass<IR>> {
+ public:
+  RegistryPass(AnyPass<IR> pass, std::string name, PassOptions options)
+      : pass_(std::move(pass)), name_(std::move(name)), options_(std::move(options)) {}
+
+  PassInfo info() const noexcept { return pass_.info(); }
+
+  template <class Ctx>
+  IR transform(IR ir, Ctx& ctx) const {
+    return pass_.transform(std::move(ir), ctx);
+  }
+
+  template <class Ctx>
+  IR run_required(IR ir, Ctx& ctx) const {
+    return pass_.run_required(std::move(ir), ctx);
+  }
+
+  const AnyPass<IR>& pass() const noexcept { return pass_; }
+  const std::string& name() const noexcept { return name_; }
+  const PassOptions& options() const noexcept { return options_; }
+  bool runs_required() const noexcept { return pass_.runs_required(); }
+
+  // text(): the pipeline text that creates this pass, e.g. "FuseOps(fuse_opt_level=2)".
+  std::string text() const {
+    std::string out = name_;
+    if (options_.empty()) return out;
+    out += '(';
+    bool first = true;
+    for (const auto& [key, value] : options_) {
+      if (!first) out += ',';
+      first = false;
+      out += key + "=" + format_option_value(value);
+    }
+    return out + ')';
+  }
+
+ private:
+  AnyPass<IR> pass_;
+  std::string name_;
+  PassOptions options_;
+};
+
+namespace detail {
+
+// add<P>(): one readable error per mistake.
+template <class P, class IR>
+consteval bool check_registrable() {
+  constexpr bool has_name = std::is_object_v<P> && HasStaticPassInfo<P>;
+  if constexpr (!has_name) {
+    static_assert(has_name,
+                  "passinfra::PassRegistry<IR>::add<P>(): P must be a pass with a compile-time name "
+                  "(`static constexpr passinfra::PassInfo info`); register a pass named at run time with "
+                  "add(name, factory)");
+    return false;
+  } else if constexpr (!Pass<P>) {
+    static_assert(Pass<P>,
+                  "passinfra::PassRegistry<IR>::add<P>(): the pass P declares `required`, but it is not "
+                  "passinfra::requires_passes<...>");
+    return false;
+  } else if constexpr (!std::default_initializable<P>) {
+    static_assert(std::default_initializable<P>,
+                  "passinfra::PassRegistry<IR>::add<P>(): add<P>() makes the pass as P{}, but P is not "
+                  "default-constructible; register it with add(name, factory)");
+    return false;
+  } else if constexpr (!HasTransform<P, IR, ContextRef<IR>>) {
+    static_assert(HasTransform<P, IR, ContextRef<IR>>,
+                  "passinfra::PassRegistry<IR>::add<P>(): P has no `transform(IR, ctx&) const` that accepts a "
+                  "passinfra::ContextRef<IR> (check the IR type; write the context parameter as `auto& ctx`)");
+    return false;
+  } else {
+    return true;
+  }
+}
+
+// add(name, factory, ...): one readable error per mistake.
+template <class F, class IR>
+consteval bool check_factory() {
+  if constexpr (!std::invocable<const F&, const PassOptions&>) {
+    static_assert(std::invocable<const F&, const PassOptions&>,
+                  "passinfra::PassRegistry<IR>::add(name, factory, ...): factory must be callable as "
+                  "factory(const passinfra::PassOptions&)");
+    return false;
+  } else {
+    using R = std::remove_cvref_t<std::invoke_result_t<const F&, const PassOptions&>>;
+    if constexpr (std::is_same_v<R, AnyPass<IR>>) {
+      return true;
+    } else if constexpr (!(Pass<R> && HasTransform<R, IR, ContextRef<IR>>)) {
+      static_assert(Pass<R> && HasTransform<R, IR, ContextRef<IR>>,
+                    "passinfra::PassRegistry<IR>::add(name, factory, ...): factory(options) must return a pass "
+                    "for IR (with a `transform(IR, auto& ctx) const`) or a passinfra::AnyPass<IR>");
+      return false;
+    } else {
+      return true;
+    }
+  }
+}
+
+// Whether an AnyPass runs the passes its info().required names by itself.
+template <class IR>
+bool runs_own_required(const AnyPass<IR>& pass) {
+  return pass.runs_required();
+}
+
+}  // namespace detail
+
+template <class IR>
+class PassRegistry {
+ public:
+  using Factory = std::function<AnyPass<IR>(const PassOptions&)>;
+
+  PassRegistry() = default;
+  PassRegistry(const PassRegistry&) = delete;
+  PassRegistry& operator=(const PassRegistry&) = delete;
+
+  // global(): the process-wide registry of this IR type.
+  static PassRegistry& global() {
+    static PassRegistry registry;
+    return registry;
+  }
+
+  // add<P>(description): registers P by P::info.name; create() makes P{}.
+  template <class P>
+  void add(std::string description = {}) {
+    if constexpr (detail::check_registrable<P, IR>()) {
+      Entry entry;
+      entry.name = std::string(PassInfo(P::info).name);
+      entry.make = [](const PassOptions&) {
+        P pass{};
+        const bool names_only = needs_names(pass);
+        return Made{AnyPass<IR>(std::move(pass)), names_only};
+      };
+      entry.description = std::move(description);
+      entry.origin = &typeid(P);
+      insert(std::move(entry));
+    }
+  }
+
+  // add(name, factory, options, description): factory(options) makes the pass;
+  // it receives the given options checked against `options`, defaults filled in.
+  template <class F>
+  void add(std::string name, F factory, std::vector<PassOptionSpec> options = {}, std::string description = {}) {
+    if constexpr (detail::check_factory<F, IR>()) {
+      Entry entry;
+      entry.name = std::move(name);
+      if constexpr (std::is_same_v<F, Factory>) {
+        if (!factory) throw Error("PassRegistry::add: the factory for '" + entry.name + "' is empty");
+        entry.origin = &factory.target_type();
+        if (auto* fn = factory.template target<AnyPass<IR> (*)(const PassOptions&)>()) {
+          entry.origin_function = reinterpret_cast<void (*)()>(*fn);
+        }
+      } else if constexpr (std::is_pointer_v<F> && std::is_function_v<std::remove_pointer_t<F>>) {
+        if (factory == nullptr) throw Error("PassRegistry::add: the factory for '" + entry.name + "' is null");
+        entry.origin = &typeid(F);
+        entry.origin_function = reinterpret_cast<void (*)()>(factory);
+      } else {
+        entry.origin = &typeid(F);
+      }
+      entry.make = [f = std::move(factory)](const PassOptions& opts) { return make_with(f, opts); };
+      entry.options = std::move(options);
+      entry.description = std::move(description);
+      insert(std::move(entry));
+    }
+  }
+
+  // create(name, options): the registered pass, as an AnyPass<IR> holding a RegistryPass<IR>.
+  AnyPass<IR> create(std::string_view name, const PassOptions& options = {}) const {
+    return create_impl(name, options, true);
+  }
+
+  bool contains(std::string_view name) const {
+    std::lock_guard lock(mutex_);
+    return entries_.find(name) != entries_.end();
+  }
+
+  // names(): the registered names, sorted.
+  std::vector<std::string> names() const {
+    std::lock_guard lock(mutex_);
+    std::vector<std::string> out;
+    out.reserve(entries_.size());
+    for (const auto& [name, entry] : entries_) out.push_back(name);
+    return out;
+  }
+
+  // options(name): the option specs of a registered pass (Error if unknown).
+  std::vector<PassOptionSpec> options(std::string_view name) const { return entry_or_throw(name)->options; }
+
+  // describe(): one line per pass: name(key: type = default, ...) - description
+  std::string describe() const {
+    std::vector<std::shared_ptr<const Entry>> entries;
+    {
+      std::lock_guard lock(mutex_);
+      for (const auto& [name, entry] : entries_) entries.push_back(entry);
+    }
+    std::string out;
+    for (const auto& entry : entries) {
+      out += entry->name;
+      if (!entry->options.empty()) {
+        out += '(';
+        for (std::size_t i = 0; i < entry->options.size(); ++i) {
+          const auto& spec = entry->options[i];
+          if (i) out += ", ";
+          out += spec.key + ": " + std::string(to_string(spec.type));
+          if (spec.default_value) out += " = " + format_option_value(*spec.default_value);
+        }
+        out += ')';
+      }
+      if (!entry->description.empty()) out += " - " + entry->description;
+      out += '\n';
+    }
+    return out;
+  }
+
+ private:
+  struct Made {
+    AnyPass<IR> pass;
+    bool names_only;  // info().required names passes that the pass itself does not run
+  };
+
+  struct Entry {
+    std::string name;
+    std::function<Made(const PassOptions&)> make;
+    std::vector<PassOptionSpec> options;
+    std::string description;
+    const std::type_info* origin = nullptr;
+    void (*origin_function)() = nullptr;
+  };
+
+  template <class P>
+  static bool needs_names(const P& pass) {
+    if constexpr (required_passes_t<P>::size > 0) {
+      return false;
+    } else {
+      return !info_of<P>(pass).required.empty();
+    }
+  }
+
+  template <class F>
+  static Made make_with(const F& factory, const PassOptions& options) {
+    using R = std::remove_cvref_t<std::invoke_result_t<const F&, const PassOptions&>>;
+    if constexpr (std::is_same_v<R, AnyPass<IR>>) {
+      AnyPass<IR> pass = factory(options);
+      const bool names_only = !pass.info().required.empty() && !detail::runs_own_required(pass);
+      return Made{std::move(pass), names_only};
+    } else {
+      R pass = factory(options);
+      const bool names_only = needs_names(pass);
+      return Made{AnyPass<IR>(std::move(pass)), names_only};
+    }
+  }
+
+  void insert(Entry entry) {
+    const std::string& name = entry.name;
+    if (!is_pipeline_name(name)) {
+      throw Error("PassRegistry::add: '" + name +
+                  "' is not a valid pass name; expected a name of the form [A-Za-z_][A-Za-z0-9_.]*");
+    }
+    if (name == "sequential") {
+      throw Error("PassRegistry::add: 'sequential' is reserved for pipelines; expected another pass name");
+    }
+    for (std::size_t i = 0; i < entry.options.size(); ++i) {
+      auto& spec = entry.options[i];
+      if (!is_pipeline_name(spec.key)) {
+        throw Error("PassRegistry::add: pass '" + name + "': '" + spec.key +
+                    "' is not a valid option key; expected a name of the form [A-Za-z_][A-Za-z0-9_.]*");
+      }
+      for (std::size_t j = 0; j < i; ++j) {
+        if (entry.options[j].key == spec.key) {
+          throw Error("PassRegistry::add: pass '" + name + "': option '" + spec.key +
+                      "' is listed twice; expected each option once");
+        }
+      }
+      if (spec.default_value) {
+        const ConfigType given = config_type_of(*spec.default_value);
+        if (spec.type == ConfigType::floating && given == ConfigType::integer) {
+          spec.default_value = static_cast<double>(std::get<std::int64_t>(*spec.default_value));
+        } else if (given != spec.type) {
+          throw Error("PassRegistry::add: pass '" + name + "': the default of option '" + spec.key +
+                      "' is " + detail::type_with_article(given) + ", but the option expects " +
+                      detail::type_with_article(spec.type));
+        }
+      }
+    }
+    std::lock_guard lock(mutex_);
+    auto it = entries_.find(name);
+    if (it != entries_.end()) {
+      const Entry& old = *it->second;
+      if (*old.origin == *entry.origin && old.origin_function == entry.origin_function &&
+          old.options == entry.options) {
+        return;  // the same registration again
+      }
+      throw Error("PassRegistry::add: pass '" + name +
+                  "' is already registered by a different pass type, factory or option list; expected each "
+                  "name to be registered once");
+    }
+    auto key = entry.name;
+    entries_.emplace(std::move(key), std::make_shared<const Entry>(std::move(entry)));
+  }
+
+  std::shared_ptr<const Entry> find(std::string_view name) const {
+    std::lock_guard lock(mutex_);
+    auto it = entries_.find(name);
+    return it == entries_.end() ? nullptr : it->second;
+  }
+
+  std::string suggestions(std::string_view name) const {
+    return detail::suggestion_text(name, names(), "names");
+  }
+
+  std::shared_ptr<const Entry> entry_or_throw(std::string_view name) const {
+    auto entry = find(name);
+    if (!entry) {
+      throw Error("unknown pass name '" + std::string(name) + "'; expected a registered pass name" +
+                  suggestions(name));
+    }
+    return entry;
+  }
+
+  // The options the factory receives: given ones checked (and integers made
+  // doubles where a double is expected), then the defaults of the others.
+  static PassOptions checked_options(const Entry& entry, const PassOptions& given) {
+    const std::string& name = entry.name;
+    PassOptions out;
+    for (const auto& [key, value] : given) {
+      const PassOptionSpec* spec = nullptr;
+      for (const auto& s : entry.options) {
+        if (s.key == key) spec = &s;
+      }
+      if (!spec) {
+        if (entry.options.empty()) {
+          throw detail::PassOptionError(
+              key, "pass '" + name + "' takes no options, but was given option '" + key + "'");
+        }
+        std::vector<std::string_view> keys;
+        for (const auto& s : entry.options) keys.push_back(s.key);
+        throw detail::PassOptionError(key, "pass '" + name + "' has no option '" + key +
+                                               "'; expected an option of '" + name + "'" +
+                                               detail::suggestion_text(key, keys, "options"));
+      }
+      const ConfigType have = config_type_of(value);
+      if (spec->type == ConfigType::floating && have == ConfigType::integer) {
+        out.emplace(key, static_cast<double>(std::get<std::int64_t>(value)));
+      } else if (have != spec->type) {
+        throw detail::PassOptionError(key, "pass '" + name + "': option '" + key + "' expects " +
+                                               detail::type_with_article(spec->type) + ", but was given " +
+                                               detail::type_with_article(have) + " (" +
+                                               format_option_value(value) + ")");
+      } else {
+        out.emplace(key, value);
+      }
+    }
+    for (const auto& spec : entry.options) {
+      if (out.contains(spec.key)) continue;
+      if (!spec.default_value) {
+        throw detail::PassOptionError(spec.key, "pass '" + name + "' requires option '" + spec.key + "' (" +
+                                                    detail::type_with_article(spec.type) +
+                                                    "), which was not given; expected " + name + "(" +
+                                                    spec.key + "=...)");
+      }
+      out.emplace(spec.key, *spec.default_value);
+    }
+    return out;
+  }
+
+  AnyPass<IR> create_impl(std::string_view name, const PassOptions& given, bool resolve) const {
+    const auto entry = entry_or_throw(name);
+    Made made = entry->make(checked_options(*entry, given));
+    RegistryPass<IR> pass(std::move(made.pass), entry->name, given);
+    if (!resolve || !made.names_only) return AnyPass<IR>(std::move(pass));
+
+    const PassInfo info = pass.info();
+    const std::vector<std::string> required(info.required.begin(), info.required.end());
+    std::vector<AnyPass<IR>> passes;
+    passes.reserve(required.size());
+    for (const auto& r : required) {
+      if (!find(r)) {
+        throw Error("pass '" + entry->name + "' requires '" + r +
+                    "', which is not registered; expected a registered pass name" + suggestions(r));
+      }
+      try {
+        // One level deep (SPEC §4): a required pass's own requirements never run.
+        passes.push_back(create_impl(r, {}, false));
+      } catch (const Error& error) {
+        throw Error("pass '" + entry->name + "' requires '" + r + "', which cannot be created: " +
+                    detail::message_of(error));
+      }
+    }
+    return AnyPass<IR>(std::move(pass), std::move(passes));
+  }
+
+  mutable std::mutex mutex_;
+  std::map<std::string, std::shared_ptr<const Entry>, std::less<>> entries_;
+};
+
+}  // namespace passinfra

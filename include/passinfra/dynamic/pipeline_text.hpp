@@ -1,0 +1,515 @@
+// passinfra/dynamic/pipeline_text.hpp — pipelines as text: parse and print.
+//
+// parse_pipeline<IR>(text, registry = PassRegistry<IR>::global())   text -> AnyPass<IR>
+// print_pipeline(pass)               AnyPass<IR> / DynamicSequential<IR> / RegistryPass<IR> -> canonical text
+// PipelineOption{key, value, column} / PipelineNode{name, column, options, children}   the syntax tree
+// parse_pipeline_syntax(text)        text -> PipelineNode: the syntax only, no registry
+// to_string(node)                    a syntax tree as canonical text
+// canonical_pipeline(text)           to_string(parse_pipeline_syntax(text))
+//
+// Grammar (EBNF; whitespace may appear between any two tokens):
+//
+//   pipeline := pass
+//   pass     := name [ '(' [ item { ',' item } ] ')' ]
+//   item     := key '=' value | pass
+//   key      := name
+//   value    := integer | float | 'true' | 'false' | string | '[' [ value { ',' value } ] ']'
+//   name     := [A-Za-z_][A-Za-z0-9_.]*
+//   integer  := [ '+' | '-' ] digits                                  (a 64-bit signed integer)
+//   float    := [ '+' | '-' ] digits ( '.' digits [ exponent ] | exponent )
+//   exponent := ( 'e' | 'E' ) [ '+' | '-' ] digits
+//   digits   := [0-9] { [0-9] }
+//   string   := '"' { any character but '"' and '\' | '\"' | '\\' | '\n' | '\t' | '\r' } '"'
+//
+// The elements of a list are strings (a list option is a list of strings).
+// A key may appear once per pass. `sequential(...)` makes a DynamicSequential
+// of the passes among its items, with the options name="..." and opt_level=N;
+// every other name is created through the registry with its key=value options
+// (and only sequential takes passes as items).
+//
+// Canonical text: no whitespace; options first, sorted by key, then the
+// passes in order; parentheses only around a non-empty item list; integers in
+// decimal; floats in the shortest form that reads back exactly, always with a
+// '.' or an exponent; strings quoted with the escapes above; sequential's
+// default name="sequential" and opt_level=0 left out. For every text t that
+// parses, print_pipeline(parse_pipeline(t)) == canonical_pipeline(t), and
+// parsing a printed pipeline prints the same text again.
+//
+// Printing: a pass made by a registry prints as the name and options it was
+// created with (RegistryPass<IR>); a DynamicSequential as sequential(...); any
+// other pass as its info name. A static Sequential erased into an AnyPass
+// cannot show its children at run time, so printing one is an Error, as is a
+// pass whose name pipeline text cannot spell.
+//
+// Errors: malformed text throws passinfra::Error saying
+//   pipeline text, column 14: expected ')' or ',' after a pass, found '('
+// followed by the text and a caret under the column (columns are 1-based
+// and count bytes from the start of the text). Unknown pass names, option
+// keys and option types are reported the same way, at the name or key, with
+// the registry's message (what was expected and the closest names).
+#pragma once
+
+#include <algorithm>
+#include <charconv>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "passinfra/core/config.hpp"
+#include "passinfra/core/error.hpp"
+#include "passinfra/core/pass_info.hpp"
+#include "passinfra/detail/suggest.hpp"
+#include "passinfra/dynamic/any_pass.hpp"
+#include "passinfra/dynamic/dynamic_sequential.hpp"
+#include "passinfra/dynamic/pass_registry.hpp"
+
+namespace passinfra {
+
+// PipelineOption: `key=value` as written; column is the key's (1-based).
+struct PipelineOption {
+  std::string key;
+  ConfigValue value;
+  std::size_t column = 0;
+};
+
+// PipelineNode: `name(items)` as written; column is the name's (1-based).
+struct PipelineNode {
+  std::string name;
+  std::size_t column = 0;
+  std::vector<PipelineOption> options;
+  std::vector<PipelineNode> children;
+};
+
+namespace detail {
+
+inline constexpr std::string_view sequential_name = "sequential";
+
+// "pipeline text, column N: <message>\n  <text>\n  <caret>"
+inline std::string pipeline_error_text(std::string_view text, std::size_t column, std::string_view message) {
+  std::string out = "pipeline text, column " + std::to_string(column) + ": " + std::string(message) + "\n  ";
+  for (char c : text) out += (c == '\n' || c == '\t' || c == '\r') ? ' ' : c;
+  out += "\n  " + std::string(column > 0 ? column - 1 : 0, ' ') + "^";
+  return out;
+}
+
+[[noreturn]] inline void throw_pipeline_error(std::string_view text, std::size_t column, std::string_view message) {
+  throw Error(pipeline_error_text(text, column, message));
+}
+
+class PipelineParser {
+ public:
+  explicit PipelineParser(std::string_view text) : text_(text) {}
+
+  PipelineNode parse() {
+    skip_space();
+    if (!at_name()) fail_expected(pos_, "a pass name");
+    PipelineNode node = parse_pass();
+    skip_space();
+    if (pos_ != text_.size()) fail_expected(pos_, "end of text after the pipeline");
+    return node;
+  }
+
+ private:
+  static bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+  static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+  static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+
+  bool at_end() const { return pos_ >= text_.size(); }
+  char peek() const { return at_end() ? '\0' : text_[pos_]; }
+  bool at_name() const { return !at_end() && is_alpha(text_[pos_]); }
+  void skip_space() {
+    while (!at_end() && is_space(text_[pos_])) ++pos_;
+  }
+
+  // The token at `at`, quoted, for "found ...".
+  std::string found_at(std::size_t at) const {
+    if (at >= text_.size()) return "end of text";
+    const char c = text_[at];
+    std::size_t end = at + 1;
+    if (is_alpha(c)) {
+      end = name_end(at);
+    } else if (is_digit(c) || ((c == '+' || c == '-') && at + 1 < text_.size() && is_digit(text_[at + 1]))) {
+      end = number_end(at);
+    } else if (c == '"') {
+      end = at + 1;
+      while (end < text_.size() && text_[end] != '"') end += text_[end] == '\\' ? 2 : 1;
+      end = std::min(end + 1, text_.size());
+    } else if (static_cast<unsigned char>(c) >= 0xC0) {  // one UTF-8 character
+      while (end < text_.size() && (static_cast<unsigned char>(text_[end]) & 0xC0) == 0x80) ++end;
+    }
+    std::string token(text_.substr(at, end - at));
+    if (token.size() > 40) token = token.substr(0, 37) + "...";
+    return "'" + token + "'";
+  }
+
+  [[noreturn]] void fail(std::size_t at, std::string_view message) const {
+    throw Error(pipeline_error_text(text_, at + 1, message));
+  }
+  [[noreturn]] void fail_expected(std::size_t at, std::string_view expected) const {
+    fail(at, "expected " + std::string(expected) + ", found " + found_at(at));
+  }
+
+  std::size_t name_end(std::size_t at) const {
+    std::size_t end = at;
+    while (end < text_.size() && (is_alpha(text_[end]) || is_digit(text_[end]) || text_[end] == '.')) ++end;
+    return end;
+  }
+
+  // A number token: a sign, then letters, digits, '.', '_', and a sign right after e/E.
+  std::size_t number_end(std::size_t at) const {
+    std::size_t end = at + 1;
+    while (end < text_.size()) {
+      const char c = text_[end];
+      const char prev = text_[end - 1];
+      if (is_alpha(c) || is_digit(c) || c == '.' || ((c == '+' || c == '-') && (prev == 'e' || prev == 'E'))) {
+        ++end;
+      } else {
+        break;
+      }
+    }
+    return end;
+  }
+
+  std::string read_name() {
+    const std::size_t end = name_end(pos_);
+    std::string name(text_.substr(pos_, end - pos_));
+    pos_ = end;
+    return name;
+  }
+
+  // pass := name [ '(' [ item { ',' item } ] ')' ], at a name.
+  PipelineNode parse_pass() {
+    PipelineNode node;
+    node.column = pos_ + 1;
+    node.name = read_name();
+    skip_space();
+    if (peek() != '(') return node;
+    ++pos_;
+    skip_space();
+    if (peek() == ')') {
+      ++pos_;
+      return node;
+    }
+    for (bool first = true;; first = false) {
+      skip_space();
+      const std::size_t item = pos_;
+      if (!at_name()) {
+        fail_expected(pos_, first ? "a pass name, an option key=value or ')'" : "a pass name or an option key=value");
+      }
+      std::string_view after;
+      const std::size_t name_stop = name_end(pos_);
+      std::size_t next = name_stop;
+      while (next < text_.size() && is_space(text_[next])) ++next;
+      if (next < text_.size() && text_[next] == '=') {
+        PipelineOption option;
+        option.column = item + 1;
+        option.key = read_name();
+        for (const auto& o : node.options) {
+          if (o.key == option.key) {
+            fail(item, "option '" + option.key + "' of '" + node.name +
+                           "' is given twice; expected each option at most once");
+          }
+        }
+        pos_ = next + 1;
+        skip_space();
+        option.value = parse_value();
+        node.options.push_back(std::move(option));
+        after = "an option";
+      } else {
+        node.children.push_back(parse_pass());
+        after = "a pass";
+      }
+      skip_space();
+      if (peek() == ',') {
+        ++pos_;
+        continue;
+      }
+      if (peek() == ')') {
+        ++pos_;
+        return node;
+      }
+      fail_expected(pos_, "')' or ',' after " + std::string(after));
+    }
+  }
+
+  ConfigValue parse_value() {
+    static constexpr std::string_view expected_value =
+        "a value (an integer, a float, true, false, a \"string\" or a [list] of strings)";
+    const char c = peek();
+    if (c == '"') return parse_string();
+    if (c == '[') return parse_list();
+    if (is_digit(c) || c == '+' || c == '-') {
+      if (c != '+' && c != '-') return parse_number();
+      if (pos_ + 1 < text_.size() && is_digit(text_[pos_ + 1])) return parse_number();
+    }
+    if (at_name()) {
+      const std::size_t end = name_end(pos_);
+      const std::string_view word = text_.substr(pos_, end - pos_);
+      if (word == "true" || word == "false") {
+        pos_ = end;
+        return word == "true";
+      }
+    }
+    fail_expected(pos_, expected_value);
+  }
+
+  ConfigValue parse_number() {
+    const std::size_t start = pos_;
+    const std::size_t end = number_end(pos_);
+    const std::string_view token = text_.substr(start, end - start);
+    std::string_view body = token;
+    if (body.front() == '+' || body.front() == '-') body.remove_prefix(1);
+    // digits ( '.' digits [exponent] | exponent )?
+    std::size_t i = 0;
+    auto digits = [&] {
+      const std::size_t from = i;
+      while (i < body.size() && is_digit(body[i])) ++i;
+      return i > from;
+    };
+    bool ok = digits();
+    bool is_float = false;
+    if (ok && i < body.size() && body[i] == '.') {
+      ++i;
+      is_float = true;
+      ok = digits();
+    }
+    if (ok && i < body.size() && (body[i] == 'e' || body[i] == 'E')) {
+      ++i;
+      is_float = true;
+      if (i < body.size() && (body[i] == '+' || body[i] == '-')) ++i;
+      ok = digits();
+    }
+    if (!ok || i != body.size()) {
+      fail_expected(start, "a number (digits, with an optional '.' and digits and an optional exponent)");
+    }
+    // from_chars takes '-' but not '+'.
+    const char* first = token.data() + (token.front() == '+' ? 1 : 0);
+    const char* last = token.data() + token.size();
+    pos_ = end;
+    if (is_float) {
+      double value = 0;
+      const auto result = std::from_chars(first, last, value);
+      if (result.ec != std::errc{} || result.ptr != last) {
+        fail_expected(start, "a float within the range of a double");
+      }
+      return value;
+    }
+    std::int64_t value = 0;
+    const auto result = std::from_chars(first, last, value);
+    if (result.ec != std::errc{} || result.ptr != last) {
+      fail_expected(start, "an integer within the range of a 64-bit signed integer");
+    }
+    return value;
+  }
+
+  std::string parse_string() {
+    const std::size_t start = pos_;
+    ++pos_;
+    std::string out;
+    while (true) {
+      if (at_end()) fail(start, "unterminated string: expected a closing '\"', found end of text");
+      const char c = text_[pos_];
+      if (c == '"') {
+        ++pos_;
+        return out;
+      }
+      if (c != '\\') {
+        out += c;
+        ++pos_;
+        continue;
+      }
+      const char e = pos_ + 1 < text_.size() ? text_[pos_ + 1] : '\0';
+      switch (e) {
+        case '"': out += '"'; break;
+        case '\\': out += '\\'; break;
+        case 'n': out += '\n'; break;
+        case 't': out += '\t'; break;
+        case 'r': out += '\r'; break;
+        default:
+          fail(pos_, std::string("expected one of \\\" \\\\ \\n \\t \\r after '\\' in a string, found ") +
+                         (pos_ + 1 < text_.size() ? "'\\" + std::string(1, e) + "'" : "end of text"));
+      }
+      pos_ += 2;
+    }
+  }
+
+  StringList parse_list() {
+    ++pos_;  // '['
+    StringList out;
+    skip_space();
+    if (peek() == ']') {
+      ++pos_;
+      return out;
+    }
+    while (true) {
+      skip_space();
+      if (peek() != '"') fail_expected(pos_, "a \"string\" (the elements of a list are strings)");
+      out.push_back(parse_string());
+      skip_space();
+      if (peek() == ',') {
+        ++pos_;
+        continue;
+      }
+      if (peek() == ']') {
+        ++pos_;
+        return out;
+      }
+      fail_expected(pos_, "',' or ']' in a list");
+    }
+  }
+
+  std::string_view text_;
+  std::size_t pos_ = 0;
+};
+
+// Whether an option of a sequential(...) has its default value (and prints as nothing).
+inline bool is_default_sequential_option(const PipelineOption& option) {
+  if (option.key == "name") {
+    const auto* s = std::get_if<std::string>(&option.value);
+    return s && *s == sequential_name;
+  }
+  if (option.key == "opt_level") {
+    const auto* n = std::get_if<std::int64_t>(&option.value);
+    return n && *n == 0;
+  }
+  return false;
+}
+
+template <class IR>
+AnyPass<IR> build_pipeline(const PipelineNode& node, std::string_view text, const PassRegistry<IR>& registry) {
+  auto fail = [&](std::size_t column, const std::string& message) { throw_pipeline_error(text, column, message); };
+  if (node.name == sequential_name) {
+    std::string name(sequential_name);
+    int opt_level = 0;
+    for (const auto& option : node.options) {
+      const ConfigType given = config_type_of(option.value);
+      if (option.key == "name") {
+        if (given != ConfigType::string) {
+          fail(option.column, "option 'name' of 'sequential' expects a string, but was given " +
+                                  type_with_article(given) + " (" + format_option_value(option.value) + ")");
+        }
+        name = std::get<std::string>(option.value);
+      } else if (option.key == "opt_level") {
+        const auto* level = std::get_if<std::int64_t>(&option.value);
+        if (!level || *level < std::numeric_limits<int>::min() || *level > std::numeric_limits<int>::max()) {
+          fail(option.column, "option 'opt_level' of 'sequential' expects an integer in the range of int, but "
+                              "was given " +
+                                  type_with_article(given) + " (" + format_option_value(option.value) + ")");
+        }
+        opt_level = static_cast<int>(*level);
+      } else {
+        constexpr std::string_view keys[] = {"name", "opt_level"};
+        fail(option.column, "'sequential' has no option '" + option.key +
+                                "'; expected name=\"...\" or opt_level=N, or a pass" +
+                                suggestion_text(option.key, keys, "options"));
+      }
+    }
+    std::vector<AnyPass<IR>> children;
+    children.reserve(node.children.size());
+    for (const auto& child : node.children) children.push_back(build_pipeline(child, text, registry));
+    return AnyPass<IR>(DynamicSequential<IR>(std::move(children), PassInfo{name, opt_level}));
+  }
+  if (!node.children.empty()) {
+    fail(node.children.front().column, "expected an option key=value in the options of '" + node.name +
+                                           "' (only 'sequential' takes passes), found pass '" +
+                                           node.children.front().name + "'");
+  }
+  PassOptions options;
+  for (const auto& option : node.options) options.emplace(option.key, option.value);
+  try {
+    return registry.create(node.name, options);
+  } catch (const PassOptionError& error) {
+    std::size_t column = node.column;
+    for (const auto& option : node.options) {
+      if (option.key == error.key()) column = option.column;
+    }
+    throw Error(pipeline_error_text(text, column, message_of(error)));
+  } catch (const Error& error) {
+    throw Error(pipeline_error_text(text, node.column, message_of(error)));
+  }
+}
+
+// name(items) with items already written.
+inline std::string join_items(std::string name, const std::vector<std::string>& items) {
+  if (items.empty()) return name;
+  name += '(';
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i) name += ',';
+    name += items[i];
+  }
+  return name + ')';
+}
+
+}  // namespace detail
+
+// parse_pipeline_syntax(text): the syntax tree of a pipeline; Error on malformed text.
+inline PipelineNode parse_pipeline_syntax(std::string_view text) { return detail::PipelineParser(text).parse(); }
+
+// to_string(node): the canonical text of a syntax tree.
+inline std::string to_string(const PipelineNode& node) {
+  std::vector<const PipelineOption*> options;
+  for (const auto& option : node.options) {
+    if (node.name == detail::sequential_name && detail::is_default_sequential_option(option)) continue;
+    options.push_back(&option);
+  }
+  std::sort(options.begin(), options.end(), [](const auto* a, const auto* b) { return a->key < b->key; });
+  std::vector<std::string> items;
+  for (const auto* option : options) items.push_back(option->key + "=" + format_option_value(option->value));
+  for (const auto& child : node.children) items.push_back(to_string(child));
+  return detail::join_items(node.name, items);
+}
+
+// canonical_pipeline(text): the text as print_pipeline writes it; Error on malformed text.
+inline std::string canonical_pipeline(std::string_view text) { return to_string(parse_pipeline_syntax(text)); }
+
+// parse_pipeline<IR>(text, registry): the pipeline the text describes.
+template <class IR>
+AnyPass<IR> parse_pipeline(std::string_view text, const PassRegistry<IR>& registry = PassRegistry<IR>::global()) {
+  return detail::build_pipeline<IR>(parse_pipeline_syntax(text), text, registry);
+}
+
+template <class IR>
+std::string print_pipeline(const AnyPass<IR>& pass);
+
+// print_pipeline(seq): sequential(name=...,opt_level=...,children...) in canonical form.
+template <class IR>
+std::string print_pipeline(const DynamicSequential<IR>& seq) {
+  const PassInfo info = seq.info();
+  std::vector<std::string> items;
+  if (info.name != detail::sequential_name) items.push_back("name=" + detail::quote(info.name));
+  if (info.opt_level != 0) items.push_back("opt_level=" + std::to_string(info.opt_level));
+  for (const auto& child : seq.passes()) items.push_back(print_pipeline(child));
+  return detail::join_items(std::string(detail::sequential_name), items);
+}
+
+// print_pipeline(pass): the name and options it was created with.
+template <class IR>
+std::string print_pipeline(const RegistryPass<IR>& pass) {
+  return pass.text();
+}
+
+// print_pipeline(pass): see the header comment.
+template <class IR>
+std::string print_pipeline(const AnyPass<IR>& pass) {
+  if (const auto* p = pass.template target<RegistryPass<IR>>()) return print_pipeline(*p);
+  if (const auto* p = pass.template target<DynamicSequential<IR>>()) return print_pipeline(*p);
+  if (const auto* p = pass.template target<AnyPass<IR>>()) return print_pipeline(*p);
+  const std::string_view name = pass.info().name;
+  if (name == detail::sequential_name) {
+    throw Error("print_pipeline: a pass named 'sequential' that is not a DynamicSequential (a static Sequential "
+                "erased into an AnyPass?) cannot be printed: its children are not visible at run time; expected "
+                "a DynamicSequential, a registry-created pass or a named pass");
+  }
+  if (!is_pipeline_name(name)) {
+    throw Error("print_pipeline: pass name '" + std::string(name) +
+                "' cannot be written as pipeline text; expected a name of the form [A-Za-z_][A-Za-z0-9_.]*");
+  }
+  return std::string(name);
+}
+
+}  // namespace passinfra
