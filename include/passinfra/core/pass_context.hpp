@@ -101,6 +101,32 @@ inline void check_names(const std::vector<std::string>& names, std::string_view 
 
 }  // namespace detail
 
+// PassGate: a snapshot of a context's PassEnabled / required_pass state.
+// Options are fixed at construction, so a pipeline may keep one in
+// registers for all its children instead of re-reading the context after
+// every hook (which the optimizer must assume could have changed it).
+template <class Ctx>
+class PassGate {
+ public:
+  PASSINFRA_ALWAYS_INLINE explicit PassGate(const Ctx& ctx) noexcept
+      : ctx_(&ctx), opt_level_(ctx.opt_level()), names_listed_(ctx.names_listed()), has_required_(ctx.has_required()) {}
+
+  PASSINFRA_ALWAYS_INLINE bool pass_enabled(const PassInfo& info) const noexcept {
+    if (names_listed_) [[unlikely]] return ctx_->pass_enabled(info);
+    return opt_level_ >= info.opt_level;
+  }
+  PASSINFRA_ALWAYS_INLINE bool is_required(std::string_view name) const noexcept {
+    if (!has_required_) [[likely]] return false;
+    return ctx_->is_required(name);
+  }
+
+ private:
+  const Ctx* ctx_;
+  int opt_level_;
+  bool names_listed_;
+  bool has_required_;
+};
+
 template <class IR, class Instruments = DynamicInstruments<IR>>
 class PassContext {
   static_assert(std::is_move_constructible_v<IR>, "passinfra::PassContext<IR, ...>: IR must be move-constructible");
@@ -172,6 +198,11 @@ class PassContext {
     if (!has_required_) [[likely]] return false;
     return contains(required_, name);
   }
+
+  // The state behind pass_enabled / is_required, for PassGate.
+  bool names_listed() const noexcept { return names_listed_; }
+  bool has_required() const noexcept { return has_required_; }
+  PassGate<PassContext> gate() const noexcept { return PassGate<PassContext>(*this); }
 
   template <class T>
   T get_config(std::string_view key, T default_value) const {

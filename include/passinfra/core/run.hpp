@@ -64,11 +64,24 @@ consteval bool check_run() {
 
 }  // namespace detail
 
-// run(pass, ir, ctx): SPEC §3. Returns the pass's output, or the input
-// unchanged when an instrument vetoed the pass.
-template <class P, class IR, class Ctx>
-PASSINFRA_ALWAYS_INLINE IR run(const P& pass, IR ir, Ctx& ctx) {
-  if constexpr (!detail::check_run<P, IR, Ctx>()) {
+namespace detail {
+
+// The gate state `run` consults: a context's own snapshot when it offers
+// one (PassContext::gate()), else the context itself.
+template <class Ctx>
+PASSINFRA_ALWAYS_INLINE decltype(auto) gate_of(Ctx& ctx) {
+  if constexpr (requires { ctx.gate(); }) {
+    return ctx.gate();
+  } else {
+    return (ctx);
+  }
+}
+
+// run_gated(pass, ir, ctx, gate): SPEC §3, with the required_pass test
+// answered by `gate`; run() and Sequential share it.
+template <class P, class IR, class Ctx, class Gate>
+PASSINFRA_ALWAYS_INLINE IR run_gated(const P& pass, IR ir, Ctx& ctx, const Gate& gate) {
+  if constexpr (!check_run<P, IR, Ctx>()) {
     return ir;  // the static_assert above has said what is wrong
   } else {
     using Set = std::remove_cvref_t<decltype(ctx.instrument_set())>;
@@ -78,7 +91,7 @@ PASSINFRA_ALWAYS_INLINE IR run(const P& pass, IR ir, Ctx& ctx) {
       const PassInfo& info = info_of<P>(pass);
       auto& set = ctx.instrument_set();
       if constexpr (Set::template has_should_run<IR>) {
-        if (!ctx.is_required(info.name) && !set.should_run(std::as_const(ir), info)) return ir;
+        if (!gate.is_required(info.name) && !set.should_run(std::as_const(ir), info)) return ir;
       }
       if constexpr (!Set::has_run_after_pass_failed) {
         set.run_before_pass(std::as_const(ir), info);
@@ -99,6 +112,19 @@ PASSINFRA_ALWAYS_INLINE IR run(const P& pass, IR ir, Ctx& ctx) {
         }
       }
     }
+  }
+}
+
+}  // namespace detail
+
+// run(pass, ir, ctx): SPEC §3. Returns the pass's output, or the input
+// unchanged when an instrument vetoed the pass.
+template <class P, class IR, class Ctx>
+PASSINFRA_ALWAYS_INLINE IR run(const P& pass, IR ir, Ctx& ctx) {
+  if constexpr (!detail::check_run<P, IR, Ctx>()) {
+    return ir;  // the static_assert above has said what is wrong
+  } else {
+    return detail::run_gated(pass, std::move(ir), ctx, detail::gate_of(ctx));
   }
 }
 

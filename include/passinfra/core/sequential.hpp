@@ -32,16 +32,28 @@ namespace passinfra {
 // run_required(child, ir, ctx): runs the passes `child` requires, in order.
 // Static requirements are requires_passes<...>; a child that only knows its
 // requirements at run time (AnyPass) provides `run_required(ir, ctx) const`.
+namespace detail {
+template <class P, class IR, class Ctx, class Gate>
+PASSINFRA_ALWAYS_INLINE IR run_required_gated(const P& child, IR ir, Ctx& ctx, const Gate& gate);
+}  // namespace detail
+
 template <class P, class IR, class Ctx>
 PASSINFRA_ALWAYS_INLINE IR run_required(const P& child, IR ir, Ctx& ctx) {
+  return detail::run_required_gated(child, std::move(ir), ctx, detail::gate_of(ctx));
+}
+
+namespace detail {
+template <class P, class IR, class Ctx, class Gate>
+PASSINFRA_ALWAYS_INLINE IR run_required_gated(const P& child, IR ir, Ctx& ctx, const Gate& gate) {
   if constexpr (requires { child.run_required(std::move(ir), ctx); }) {
     return child.run_required(std::move(ir), ctx);
   } else {
     boost::mp11::mp_for_each<typename required_passes_t<P>::list>(
-        [&](auto required) PASSINFRA_LAMBDA_INLINE { ir = run(required, std::move(ir), ctx); });
+        [&](auto required) PASSINFRA_LAMBDA_INLINE { ir = run_gated(required, std::move(ir), ctx, gate); });
     return ir;
   }
 }
+}  // namespace detail
 
 template <class... Ps>
 class Sequential : public CallablePass<Sequential<Ps...>> {
@@ -67,11 +79,12 @@ class Sequential : public CallablePass<Sequential<Ps...>> {
   template <class IR, class Ctx>
   IR transform(IR ir, Ctx& ctx) const {
     if constexpr (children_ok) {
+      const auto gate = detail::gate_of(ctx);  // options are fixed: read them once
       detail::for_each_element<sizeof...(Ps)>(passes_, [&](const auto& child) PASSINFRA_LAMBDA_INLINE {
         using C = std::remove_cvref_t<decltype(child)>;
-        if (!ctx.pass_enabled(info_of<C>(child))) return;
-        ir = run_required(child, std::move(ir), ctx);
-        ir = run(child, std::move(ir), ctx);
+        if (!gate.pass_enabled(info_of<C>(child))) return;
+        ir = detail::run_required_gated(child, std::move(ir), ctx, gate);
+        ir = detail::run_gated(child, std::move(ir), ctx, gate);
       });
     }
     return ir;
