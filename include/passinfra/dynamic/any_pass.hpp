@@ -58,13 +58,19 @@ struct PassConcept {
   // `required` types, or AnyPasses given at construction), or they are only names.
   virtual bool runs_required() const noexcept = 0;
 
-  PassInfo info() const noexcept { return {name, opt_level, required_views}; }
+  PassInfo cached_info;  // views into the strings above
+
+  const PassInfo& info() const noexcept { return cached_info; }
 
   void set_info(const PassInfo& info) {
     name = std::string(info.name);
     opt_level = info.opt_level;
     required_names.assign(info.required.begin(), info.required.end());
+    refresh_views();
+  }
+  void refresh_views() {
     required_views.assign(required_names.begin(), required_names.end());
+    cached_info = PassInfo{name, opt_level, required_views};
   }
 };
 
@@ -118,13 +124,16 @@ class AnyPass : public CallablePass<AnyPass<IR>> {
     auto model = make_model(std::move(pass));
     model->required_names.clear();
     for (const auto& r : required) model->required_names.emplace_back(r.info().name);
-    model->required_views.assign(model->required_names.begin(), model->required_names.end());
+    model->refresh_views();
     model->required_passes = std::move(required);
     model->dynamic_required = true;
     impl_ = std::move(model);
   }
 
-  PassInfo info() const noexcept { return impl_->info(); }
+  const PassInfo& info() const noexcept { return impl_->info(); }
+
+  // has_required(): whether run_required has anything to run.
+  bool has_required() const noexcept { return !impl_->required_views.empty(); }
 
   template <class Ctx>
   IR transform(IR ir, Ctx& ctx) const {

@@ -38,10 +38,11 @@ class DynamicSequential : public CallablePass<DynamicSequential<IR>> {
 
   template <class Ctx>
   IR transform(IR ir, Ctx& ctx) const {
+    const auto gate = detail::gate_of(ctx);  // options are fixed: read them once
     for (const auto& child : passes_) {
-      if (!ctx.pass_enabled(child.info())) continue;
-      ir = child.run_required(std::move(ir), ctx);
-      ir = run(child, std::move(ir), ctx);
+      if (!gate.pass_enabled(child.info())) continue;
+      if (child.has_required()) ir = child.run_required(std::move(ir), ctx);
+      ir = detail::run_gated(child, std::move(ir), ctx, gate);
     }
     return ir;
   }

@@ -202,7 +202,7 @@ struct ListRow {
 inline void aggregate(const PassProfile& p, std::map<std::string, ListRow, std::less<>>& rows,
                       std::vector<std::string_view>& open_names) {
   auto it = rows.find(p.name);
-  if (it == rows.end()) it = rows.emplace(p.name, ListRow{p.name}).first;
+  if (it == rows.end()) it = rows.emplace(p.name, ListRow{p.name, {}, {}, 0}).first;
   ListRow& row = it->second;
   ++row.count;
   row.self += p.self();

@@ -1,0 +1,237 @@
+// passinfra/instruments/crash_reproducer.hpp — on a pass failure, write what reproduces it.
+//
+// CrashReproducerOptions{pipeline = "", comment_prefix = "// "}
+// CrashReport{pass, error, pipeline, ir}     what a report says
+// CrashReproducer(path, options = {})        writes the report to a file (replaced at each failure)
+// CrashReproducer(os, options = {})          appends it to a stream the caller owns
+// r.last_report()                            the last report (std::optional<CrashReport>)
+// r.reports()                                how many were written
+// format_crash_report(report, prefix)        the text written
+// parse_crash_report(text, prefix = "// ")   reads a report back (throws passinfra::Error if it is none)
+//
+// run_before_pass prints the pass's input (ir_traits<IR>::print) and keeps
+// the text on a stack, since passes nest; run_after_pass drops it. When a
+// pass fails -- its body, or a hook after this instrument's run_before_pass,
+// throws -- run_after_pass_failed (passinfra's sixth hook) is called for
+// the innermost failing pass first and then for each enclosing one as the
+// exception travels out. The first call for an exception writes the report
+// for that innermost pass: its name, the exception's what(), the pipeline
+// text given in the options (if any), and its input IR as it was before it
+// ran. Enclosing passes just drop their texts. (A failure in should_run, or
+// in a hook before this instrument's run_before_pass, is reported for the
+// enclosing pass, whose input does reproduce it.)
+//
+// The report is the IR text preceded by header lines, each starting with
+// `comment_prefix`, so that with the IR's own comment syntax the whole file
+// is a valid input for the IR's parser:
+//
+//     // passinfra crash reproducer
+//     // pass: FoldConstant
+//     // error: division by zero          (one line per line of what())
+//     // pipeline: InferType,FoldConstant   (only when given)
+//     <the IR, as printed before the pass ran>
+//
+// The report is written while the exception propagates; a failure to write
+// it is logged (WARNING) and the pass's exception continues unchanged. A
+// report written to a file is also announced in the log (WARNING). Printing
+// the IR before every pass costs what printing costs: this is a debugging
+// instrument. One thread at a time.
+#pragma once
+
+#include <cstddef>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "passinfra/core/error.hpp"
+#include "passinfra/core/ir_traits.hpp"
+#include "passinfra/core/log.hpp"
+#include "passinfra/core/pass_info.hpp"
+#include "passinfra/detail/exception_text.hpp"
+
+namespace passinfra {
+
+struct CrashReproducerOptions {
+  std::string pipeline{};              // e.g. the textual pipeline; written when not empty
+  std::string comment_prefix = "// ";  // starts every header line; must not be empty
+};
+
+struct CrashReport {
+  std::string pass;
+  std::string error;
+  std::string pipeline;
+  std::string ir;
+
+  friend bool operator==(const CrashReport&, const CrashReport&) = default;
+};
+
+namespace detail {
+inline constexpr std::string_view crash_report_title = "passinfra crash reproducer";
+
+inline void append_header_line(std::string& out, std::string_view prefix, std::string_view key,
+                               std::string_view value) {
+  out += prefix;
+  out += key;
+  out += ": ";
+  out += value;
+  out += '\n';
+}
+}  // namespace detail
+
+// format_crash_report(report, prefix): the text a CrashReproducer writes.
+inline std::string format_crash_report(const CrashReport& report, std::string_view prefix = "// ") {
+  std::string out(prefix);
+  out += detail::crash_report_title;
+  out += '\n';
+  detail::append_header_line(out, prefix, "pass", report.pass);
+  std::string_view error = report.error;
+  do {
+    const std::size_t nl = error.find('\n');
+    detail::append_header_line(out, prefix, "error", error.substr(0, nl));
+    error = nl == std::string_view::npos ? std::string_view{} : error.substr(nl + 1);
+  } while (!error.empty());
+  if (!report.pipeline.empty()) detail::append_header_line(out, prefix, "pipeline", report.pipeline);
+  out += report.ir;
+  return out;
+}
+
+// parse_crash_report(text, prefix): the report back, `ir` being everything
+// after the header lines.
+inline CrashReport parse_crash_report(std::string_view text, std::string_view prefix = "// ") {
+  const auto next_line = [&](std::string_view& rest) {
+    const std::size_t nl = rest.find('\n');
+    std::string_view line = rest.substr(0, nl);
+    rest = nl == std::string_view::npos ? std::string_view{} : rest.substr(nl + 1);
+    return line;
+  };
+  std::string_view rest = text;
+  const std::string title = std::string(prefix) + std::string(detail::crash_report_title);
+  if (prefix.empty() || next_line(rest) != title) {
+    throw Error("parse_crash_report: the text does not start with '" + title +
+                "'; expected a report written by passinfra::CrashReproducer with this comment prefix");
+  }
+  CrashReport report;
+  bool first_error = true;
+  while (!rest.empty() && rest.substr(0, prefix.size()) == prefix) {
+    std::string_view probe = rest;
+    std::string_view line = next_line(probe).substr(prefix.size());
+    const auto value_of = [&](std::string_view key) -> std::optional<std::string_view> {
+      if (line.substr(0, key.size()) == key && line.substr(key.size(), 2) == ": ") return line.substr(key.size() + 2);
+      return std::nullopt;
+    };
+    if (auto v = value_of("pass")) {
+      report.pass = *v;
+    } else if (auto e = value_of("error")) {
+      if (!first_error) report.error += '\n';
+      report.error += *e;
+      first_error = false;
+    } else if (auto p = value_of("pipeline")) {
+      report.pipeline = *p;
+    } else {
+      break;  // a comment of the IR itself
+    }
+    rest = probe;
+  }
+  report.ir = rest;
+  return report;
+}
+
+class CrashReproducer {
+ public:
+  explicit CrashReproducer(std::filesystem::path file, CrashReproducerOptions options = {})
+      : file_(std::move(file)), options_(std::move(options)) {
+    check_options();
+  }
+  explicit CrashReproducer(std::ostream& out, CrashReproducerOptions options = {})
+      : stream_(&out), options_(std::move(options)) {
+    check_options();
+  }
+
+  std::string_view name() const noexcept { return "CrashReproducer"; }
+
+  void exit_pass_ctx() noexcept {
+    inputs_.clear();
+    reported_ = nullptr;
+  }
+
+  // run_before_pass: keeps the printed input.
+  template <class IR>
+  void run_before_pass(const IR& ir, const PassInfo&) {
+    if constexpr (!PrintableIR<IR>) {
+      static_assert(PrintableIR<IR>,
+                    "passinfra::CrashReproducer writes the IR, but the IR cannot print itself: specialize "
+                    "passinfra::ir_traits<IR> with `static std::string print(const IR&)` (see "
+                    "passinfra/core/ir_traits.hpp)");
+    } else {
+      std::string text = ir_traits<IR>::print(ir);
+      inputs_.push_back(std::move(text));
+    }
+  }
+
+  // run_after_pass: the pass succeeded; drops its input.
+  template <class IR>
+  void run_after_pass(const IR&, const PassInfo&) noexcept {
+    if (!inputs_.empty()) inputs_.pop_back();
+  }
+
+  // run_after_pass_failed: the first call for an exception writes the report.
+  void run_after_pass_failed(const PassInfo& info, const std::exception_ptr& error) {
+    if (inputs_.empty()) return;  // dropped by exit_pass_ctx while the pass ran
+    std::string input = std::move(inputs_.back());
+    inputs_.pop_back();
+    if (error == reported_) return;
+    reported_ = error;
+    CrashReport report{std::string(info.name), detail::describe(error), options_.pipeline, std::move(input)};
+    write(report);
+    last_ = std::move(report);
+    ++reports_;
+  }
+
+  const std::optional<CrashReport>& last_report() const noexcept { return last_; }
+  std::size_t reports() const noexcept { return reports_; }
+  const CrashReproducerOptions& options() const noexcept { return options_; }
+
+ private:
+  void check_options() const {
+    if (options_.comment_prefix.empty()) {
+      throw Error(
+          "CrashReproducerOptions::comment_prefix is empty; expected the IR's line-comment marker, e.g. \"// \"");
+    }
+  }
+
+  void write(const CrashReport& report) {
+    const std::string text = format_crash_report(report, options_.comment_prefix);
+    if (stream_ != nullptr) {
+      *stream_ << text;
+      stream_->flush();
+      if (!*stream_) log(LogLevel::warning, "CrashReproducer: could not write the report to its stream");
+      return;
+    }
+    std::ofstream out(file_, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.close();
+    if (!out) {
+      log(LogLevel::warning, "CrashReproducer: could not write the report for pass '" + report.pass + "' to " +
+                                 file_.string());
+    } else {
+      log(LogLevel::warning,
+          "CrashReproducer: pass '" + report.pass + "' failed; reproducer written to " + file_.string());
+    }
+  }
+
+  std::filesystem::path file_;
+  std::ostream* stream_ = nullptr;
+  CrashReproducerOptions options_;
+  std::vector<std::string> inputs_;
+  std::exception_ptr reported_;
+  std::optional<CrashReport> last_;
+  std::size_t reports_ = 0;
+};
+
+}  // namespace passinfra

@@ -1,0 +1,85 @@
+// passinfra/instruments/output.hpp — which passes an instrument looks at, and where it writes.
+//
+// PassFilter                   every pass (default), or only the listed names
+// PassFilter{"A", "B"}         only A and B (exact names)
+// PassFilter::only(names)      only these; an empty list matches nothing
+// f.matches(name)              the filter lets `name` through
+// TextSink                     the log sink at INFO (default), the log at another level, or a std::ostream
+// TextSink(os) / TextSink(LogLevel::debug)
+// sink.write(text)             one message (see below)
+//
+// A TextSink writes one message per write(): to the log as one log() call
+// without a trailing newline; to a stream as the text followed by a newline
+// if it does not end with one, then a flush. The stream must outlive the
+// instrument; writes are not synchronized (an instrument that prints is
+// meant for one thread at a time, like the stream it prints to).
+#pragma once
+
+#include <algorithm>
+#include <initializer_list>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "passinfra/core/log.hpp"
+
+namespace passinfra {
+
+class PassFilter {
+ public:
+  // PassFilter(): every pass.
+  PassFilter() = default;
+  // PassFilter{"A", "B"}: only these names.
+  PassFilter(std::initializer_list<std::string_view> names) : all_(false), names_(names.begin(), names.end()) {}
+
+  static PassFilter all() { return PassFilter(); }
+  static PassFilter only(std::vector<std::string> names) {
+    PassFilter f;
+    f.all_ = false;
+    f.names_ = std::move(names);
+    return f;
+  }
+
+  bool matches(std::string_view name) const noexcept {
+    return all_ || std::find(names_.begin(), names_.end(), name) != names_.end();
+  }
+  bool matches_all() const noexcept { return all_; }
+  const std::vector<std::string>& names() const noexcept { return names_; }
+
+ private:
+  bool all_ = true;
+  std::vector<std::string> names_;
+};
+
+class TextSink {
+ public:
+  // TextSink(): the log sink, at INFO.
+  TextSink() = default;
+  // TextSink(os): a stream the caller owns.
+  TextSink(std::ostream& os) : os_(&os) {}  // NOLINT(google-explicit-constructor): `PrintIRAfter({}, std::cerr)`
+  // TextSink(level): the log sink, at `level`.
+  explicit TextSink(LogLevel level) : level_(level) {}
+
+  void write(std::string_view text) const {
+    if (os_ != nullptr) {
+      *os_ << text;
+      if (text.empty() || text.back() != '\n') *os_ << '\n';
+      os_->flush();
+    } else {
+      if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
+      log(level_, text);
+    }
+  }
+
+  bool to_log() const noexcept { return os_ == nullptr; }
+  std::ostream* stream() const noexcept { return os_; }
+  LogLevel level() const noexcept { return level_; }
+
+ private:
+  std::ostream* os_ = nullptr;
+  LogLevel level_ = LogLevel::info;
+};
+
+}  // namespace passinfra

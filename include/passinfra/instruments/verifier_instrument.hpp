@@ -1,0 +1,132 @@
+// passinfra/instruments/verifier_instrument.hpp — check the IR after every pass.
+//
+// VerifierOptions{verify_input = true}
+// VerificationError                       passinfra::Error; e.pass_name(), e.detail(), e.on_input()
+// VerifierInstrument(fn, filter = {}, options = {})   fn(const IR&) -> bool (true: valid), or
+//                                         -> std::optional<std::string> (a message: invalid)
+// v.verified()                            how many times fn ran
+//
+// run_after_pass runs fn on each filtered pass's output and throws a
+// VerificationError naming the pass when the IR is invalid: "passinfra:
+// verifier failed after pass 'P'[: <message>]". With verify_input, the
+// input of each outermost pass (no pass of this instrument's running) is
+// checked first, so that an IR that was invalid to begin with is not blamed
+// on the first pass: "passinfra: verifier failed on the input of pass 'P'
+// (invalid before it ran)[: <message>]".
+//
+// The error is thrown from a hook, so (SPEC §3) the after hooks of the
+// instruments listed after this one do not run for that pass, and the error
+// propagates out of run(); list the verifier last. Instruments with
+// run_after_pass_failed learn of it for the enclosing passes. One thread at
+// a time.
+#pragma once
+
+#include <concepts>
+#include <cstddef>
+#include <exception>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+#include "passinfra/core/error.hpp"
+#include "passinfra/core/pass_info.hpp"
+#include "passinfra/detail/type_name.hpp"
+#include "passinfra/instruments/output.hpp"
+
+namespace passinfra {
+
+struct VerifierOptions {
+  bool verify_input = true;
+};
+
+class VerificationError : public Error {
+ public:
+  VerificationError(std::string pass_name, std::string detail, bool on_input)
+      : Error(message(pass_name, detail, on_input)),
+        pass_name_(std::move(pass_name)),
+        detail_(std::move(detail)),
+        on_input_(on_input) {}
+
+  const std::string& pass_name() const noexcept { return pass_name_; }
+  const std::string& detail() const noexcept { return detail_; }
+  bool on_input() const noexcept { return on_input_; }
+
+ private:
+  static std::string message(const std::string& pass, const std::string& detail, bool on_input) {
+    std::string m = on_input ? "verifier failed on the input of pass '" + pass + "' (invalid before it ran)"
+                             : "verifier failed after pass '" + pass + "'";
+    if (!detail.empty()) m += ": " + detail;
+    return m;
+  }
+
+  std::string pass_name_;
+  std::string detail_;
+  bool on_input_;
+};
+
+template <class F>
+class VerifierInstrument {
+ public:
+  explicit VerifierInstrument(F verify, PassFilter filter = {}, VerifierOptions options = {})
+      : verify_(std::move(verify)), filter_(std::move(filter)), options_(options) {}
+
+  std::string_view name() const noexcept { return "VerifierInstrument"; }
+
+  void exit_pass_ctx() noexcept { depth_ = 0; }
+
+  // run_before_pass: counts the nesting; checks the input of an outermost pass.
+  template <class IR>
+  void run_before_pass(const IR& ir, const PassInfo& info) {
+    if (options_.verify_input && depth_ == 0 && filter_.matches(info.name)) check(ir, info, true);
+    ++depth_;
+  }
+
+  // run_after_pass: checks the output.
+  template <class IR>
+  void run_after_pass(const IR& ir, const PassInfo& info) {
+    if (depth_ > 0) --depth_;
+    if (filter_.matches(info.name)) check(ir, info, false);
+  }
+
+  void run_after_pass_failed(const PassInfo&, const std::exception_ptr&) noexcept {
+    if (depth_ > 0) --depth_;
+  }
+
+  std::size_t verified() const noexcept { return verified_; }
+
+ private:
+  template <class IR>
+  void check(const IR& ir, const PassInfo& info, bool on_input) {
+    if constexpr (!std::is_invocable_v<F&, const IR&>) {
+      static_assert(std::is_invocable_v<F&, const IR&>,
+                    "passinfra::VerifierInstrument(fn): fn must be callable as fn(const IR&)");
+    } else {
+      using R = std::invoke_result_t<F&, const IR&>;
+      ++verified_;
+      if constexpr (std::is_same_v<std::remove_cvref_t<R>, bool>) {
+        if (!std::invoke(verify_, ir)) throw VerificationError(std::string(info.name), {}, on_input);
+      } else if constexpr (requires(R r) {
+                             { r.has_value() } -> std::convertible_to<bool>;
+                             { *r } -> std::convertible_to<std::string>;
+                           }) {
+        auto result = std::invoke(verify_, ir);
+        if (result.has_value()) throw VerificationError(std::string(info.name), std::string(*result), on_input);
+      } else {
+        static_assert(detail::always_false<R>,
+                      "passinfra::VerifierInstrument(fn): fn(const IR&) must return bool (true: the IR is valid) or "
+                      "std::optional<std::string> (a message: the IR is invalid)");
+      }
+    }
+  }
+
+  F verify_;
+  PassFilter filter_;
+  VerifierOptions options_;
+  std::size_t depth_ = 0;
+  std::size_t verified_ = 0;
+};
+
+}  // namespace passinfra
