@@ -23,7 +23,7 @@ CMAKE := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL cmake
 CTEST := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL ctest
 DEPS  := bash scripts/deps.sh
 
-.PHONY: help deps demo test clang asan tsan release bench clean
+.PHONY: help deps demo test clang asan tsan release bench package clean
 
 help:
 	@echo "passinfra: make <target>"
@@ -34,6 +34,7 @@ help:
 	@echo "  tsan      build and test with ThreadSanitizer (preset tsan)"
 	@echo "  release   build and test optimised (preset release)"
 	@echo "  bench     build the benchmarks (preset release) and run them"
+	@echo "  package   build the Debian package (CPack) and check it (scripts/check_package.sh)"
 	@echo "  deps      install/check the Debian packages (scripts/deps.sh)"
 	@echo "  clean     remove build/"
 	@echo "Build trees: build/<preset>. Parallelism: JOBS=$(JOBS)."
@@ -84,6 +85,15 @@ bench:
 	    echo "bench: skipping benchmarks/callgrind.sh: valgrind is not installed (apt-get install valgrind)"; \
 	  fi; \
 	fi
+
+# package: a Debian package of the headers (CPack), checked by unpacking it
+# into a scratch root and building a find_package consumer against it.
+package:
+	@$(DEPS)
+	$(CMAKE) -S . -B build/package -DCMAKE_BUILD_TYPE=Release -DPASSINFRA_BUILD_TESTS=OFF \
+	  -DPASSINFRA_BUILD_EXAMPLES=OFF -DPASSINFRA_BUILD_BENCHMARKS=OFF
+	cd build/package && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL cpack -G DEB
+	bash scripts/check_package.sh build/package
 
 clean:
 	rm -rf build
