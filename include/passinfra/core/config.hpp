@@ -162,7 +162,7 @@ inline void validate_config(Config& config) {
       entry.value = static_cast<double>(std::get<std::int64_t>(entry.value));
     } else if (expected != given) {
       throw Error("config key '" + entry.key + "' expects a value of type " + std::string(to_string(expected)) +
-                  ", but was given a " + std::string(to_string(given)));
+                  ", but was given a value of type " + std::string(to_string(given)));
     }
   }
 }

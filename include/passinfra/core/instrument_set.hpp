@@ -333,7 +333,7 @@ class InstrumentSet {
     log(LogLevel::info, name + " exited PassContext.");
   }
 
-  boost::hana::tuple<detail::stored_t<Is>...> items_;
+  [[no_unique_address]] boost::hana::tuple<detail::stored_t<Is>...> items_;
   [[no_unique_address]] detail::ClearedFlag<(sizeof...(Is) > 0 && has_static_instruments)> cleared_;
 };
 

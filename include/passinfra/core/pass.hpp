@@ -171,7 +171,11 @@ constexpr std::string_view required_name() {
 // runs them. `list` is the Mp11 type list; `names` their names, in order.
 template <class... Ps>
 struct requires_passes {
-  static_assert((detail::check_requirable<Ps>() && ...));
+  // valid: every Ps may be required. Otherwise each bad entry has said why in
+  // its own static_assert, and nothing runs them (asserting `valid` as well
+  // would print a second error without a message).
+  static constexpr bool valid = (detail::check_requirable<Ps>() && ...);
+  static_assert(detail::reported(valid));
   using list = boost::mp11::mp_list<Ps...>;
   static constexpr std::size_t size = sizeof...(Ps);
   static constexpr std::array<std::string_view, sizeof...(Ps)> names{detail::required_name<Ps>()...};

@@ -137,7 +137,7 @@ class PassContext {
   using instrument_set_type = typename detail::instrument_set_of<Instruments>::type;
   static constexpr bool is_dynamic = std::is_same_v<Instruments, DynamicInstruments<IR>>;
 
-  static_assert(detail::check_instruments<IR>(typename instrument_set_type::element_types{}));
+  static_assert(detail::reported(detail::check_instruments<IR>(typename instrument_set_type::element_types{})));
 
   class [[nodiscard]] Scope {
    public:

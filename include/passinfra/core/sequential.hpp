@@ -47,17 +47,22 @@ template <class P, class IR, class Ctx, class Gate>
 PASSINFRA_ALWAYS_INLINE IR run_required_gated(const P& child, IR ir, Ctx& ctx, const Gate& gate) {
   if constexpr (requires { child.run_required(std::move(ir), ctx); }) {
     return child.run_required(std::move(ir), ctx);
-  } else {
+  } else if constexpr (required_passes_t<P>::valid) {
     boost::mp11::mp_for_each<typename required_passes_t<P>::list>(
         [&](auto required) PASSINFRA_LAMBDA_INLINE { ir = run_gated(required, std::move(ir), ctx, gate); });
     return ir;
+  } else {
+    return ir;  // requires_passes<...> has said what is wrong
   }
 }
 }  // namespace detail
 
 template <class... Ps>
 class Sequential : public CallablePass<Sequential<Ps...>> {
+  // Checked when the type is instantiated (a declaration is enough), one
+  // element at a time, so a non-pass is named in its own static_assert.
   static constexpr bool children_ok = (detail::check_pass<Ps, detail::Entry::sequential>() && ...);
+  static_assert(detail::reported(children_ok));
 
  public:
   static constexpr PassInfo default_info{"sequential", 0};

@@ -26,4 +26,9 @@ constexpr std::string_view type_name() noexcept {
 template <class...>
 inline constexpr bool always_false = false;
 
+// reported(check): true. `static_assert(reported(check<...>()))` instantiates
+// the checks, which say what is wrong in their own static_assert; asserting
+// their result as well would print a second error without a message.
+consteval bool reported(bool) noexcept { return true; }
+
 }  // namespace passinfra::detail

@@ -1,0 +1,238 @@
+// passinfra/core/config.hpp: registering typed options, validating a
+// context's config (SPEC §8), reading options with defaults.
+// The registry is process-wide: every key here starts with "pitest.core.".
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include <passinfra/core.hpp>
+
+#include "support/test_ir.hpp"
+
+using passinfra::Config;
+using passinfra::ConfigType;
+using passinfra::ConfigValue;
+using passinfra::StringList;
+
+namespace {
+
+template <class F>
+std::string error_message(F&& f) {
+  try {
+    f();
+  } catch (const passinfra::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
+
+const passinfra::ConfigOption* find_option(const std::vector<passinfra::ConfigOption>& options, std::string_view key) {
+  auto it = std::find_if(options.begin(), options.end(), [&](const auto& o) { return o.key == key; });
+  return it == options.end() ? nullptr : &*it;
+}
+
+// Registered once for the whole file (registering again with the same type is a no-op).
+void register_test_options() {
+  passinfra::register_config_option<bool>("pitest.core.flag", "a flag");
+  passinfra::register_config_option<std::int64_t>("pitest.core.unroll_factor", "an int64");
+  passinfra::register_config_option<int>("pitest.core.unroll_depth", "an int");
+  passinfra::register_config_option<double>("pitest.core.ratio", "a double");
+  passinfra::register_config_option<float>("pitest.core.small_ratio", "a float");
+  passinfra::register_config_option<std::string>("pitest.core.target", "a string");
+  passinfra::register_config_option<StringList>("pitest.core.passes", "a list of strings");
+}
+
+inline constexpr passinfra::ConfigKey<std::int64_t> kMaxDepth{"pitest.core.max_depth", 3};
+inline constexpr passinfra::ConfigKey<bool> kVerbose{"pitest.core.verbose", true};
+
+}  // namespace
+
+TEST_CASE("core/config: to_string of each type, and the type each C++ type is stored as") {
+  CHECK(passinfra::to_string(ConfigType::boolean) == "bool");
+  CHECK(passinfra::to_string(ConfigType::integer) == "integer");
+  CHECK(passinfra::to_string(ConfigType::floating) == "double");
+  CHECK(passinfra::to_string(ConfigType::string) == "string");
+  CHECK(passinfra::to_string(ConfigType::string_list) == "list of strings");
+  static_assert(passinfra::config_type_of<bool>() == ConfigType::boolean);
+  static_assert(passinfra::config_type_of<int>() == ConfigType::integer);
+  static_assert(passinfra::config_type_of<unsigned char>() == ConfigType::integer);
+  static_assert(passinfra::config_type_of<std::int64_t>() == ConfigType::integer);
+  static_assert(passinfra::config_type_of<float>() == ConfigType::floating);
+  static_assert(passinfra::config_type_of<const double&>() == ConfigType::floating);
+  static_assert(passinfra::config_type_of<std::string>() == ConfigType::string);
+  static_assert(passinfra::config_type_of<std::string_view>() == ConfigType::string);
+  static_assert(passinfra::config_type_of<StringList>() == ConfigType::string_list);
+  // A value's type is the alternative it holds; a string literal is a string, not a bool.
+  CHECK(passinfra::config_type_of(ConfigValue(true)) == ConfigType::boolean);
+  CHECK(passinfra::config_type_of(ConfigValue(std::int64_t{4})) == ConfigType::integer);
+  CHECK(passinfra::config_type_of(ConfigValue(4)) == ConfigType::integer);
+  CHECK(passinfra::config_type_of(ConfigValue(0.5)) == ConfigType::floating);
+  CHECK(passinfra::config_type_of(ConfigValue("llvm")) == ConfigType::string);
+  CHECK(passinfra::config_type_of(ConfigValue(StringList{"a"})) == ConfigType::string_list);
+}
+
+TEST_CASE("core/config: register_config_option with each type lists the options, sorted, with their types") {
+  register_test_options();
+  const auto options = passinfra::registered_config_options();
+  struct Expected {
+    std::string_view key;
+    ConfigType type;
+    std::string_view description;
+  };
+  for (const Expected& e : {Expected{"pitest.core.flag", ConfigType::boolean, "a flag"},
+                            Expected{"pitest.core.unroll_factor", ConfigType::integer, "an int64"},
+                            Expected{"pitest.core.unroll_depth", ConfigType::integer, "an int"},
+                            Expected{"pitest.core.ratio", ConfigType::floating, "a double"},
+                            Expected{"pitest.core.small_ratio", ConfigType::floating, "a float"},
+                            Expected{"pitest.core.target", ConfigType::string, "a string"},
+                            Expected{"pitest.core.passes", ConfigType::string_list, "a list of strings"}}) {
+    CAPTURE(e.key);
+    const auto* option = find_option(options, e.key);
+    REQUIRE(option != nullptr);
+    CHECK(option->type == e.type);
+    CHECK(option->description == e.description);
+  }
+  CHECK(std::is_sorted(options.begin(), options.end(), [](const auto& a, const auto& b) { return a.key < b.key; }));
+}
+
+TEST_CASE("core/config: registering a key again is a no-op with the same type and an error with another") {
+  register_test_options();
+  const std::size_t before = passinfra::registered_config_options().size();
+  passinfra::register_config_option<std::int64_t>("pitest.core.unroll_factor", "another description");
+  passinfra::register_config_option<short>("pitest.core.unroll_factor");  // also an integer
+  const auto options = passinfra::registered_config_options();
+  CHECK(options.size() == before);
+  CHECK(find_option(options, "pitest.core.unroll_factor")->description == "an int64");  // the first one stays
+
+  CHECK(error_message([] { passinfra::register_config_option<std::string>("pitest.core.flag"); }) ==
+        "passinfra: register_config_option: 'pitest.core.flag' is already registered as bool, not string");
+  CHECK(error_message([] { passinfra::register_config_option<bool>(""); }) ==
+        "passinfra: register_config_option: the key is empty; expected a non-empty name");
+}
+
+TEST_CASE("core/config: validate_config accepts registered keys with values of their type") {
+  register_test_options();
+  Config config{{"pitest.core.flag", true},
+                {"pitest.core.unroll_factor", std::int64_t{8}},
+                {"pitest.core.ratio", 0.25},
+                {"pitest.core.target", std::string("llvm")},
+                {"pitest.core.passes", StringList{"FoldConstant", "InferType"}}};
+  CHECK_NOTHROW(passinfra::validate_config(config));
+  Config empty;
+  CHECK_NOTHROW(passinfra::validate_config(empty));
+}
+
+TEST_CASE("core/config: an unknown key is an error naming the key and the closest registered keys") {
+  register_test_options();
+  Config config{{"pitest.core.unrol_factor", std::int64_t{2}}};
+  const std::string message = error_message([&] { passinfra::validate_config(config); });
+  CHECK(message.rfind("passinfra: unknown config key 'pitest.core.unrol_factor'; expected a registered option; the "
+                      "closest registered keys: 'pitest.core.unroll_factor', ",
+                      0) == 0);
+  const std::string second = error_message([] {
+    Config c{{"pitest.core.flag", false}, {"pitest.core.targt", std::string("x")}};
+    passinfra::validate_config(c);
+  });
+  CHECK(contains(second, "'pitest.core.targt'"));
+  CHECK(contains(second, "closest registered keys: 'pitest.core.target'"));
+}
+
+TEST_CASE("core/config: a value of the wrong type is an error naming the key, the expected and the given type") {
+  register_test_options();
+  auto message_for = [](ConfigValue value, std::string key) {
+    return error_message([&] {
+      Config c{{key, std::move(value)}};
+      passinfra::validate_config(c);
+    });
+  };
+  const std::string int_for_bool = message_for(std::int64_t{1}, "pitest.core.flag");
+  CHECK(contains(int_for_bool, "config key 'pitest.core.flag'"));
+  CHECK(contains(int_for_bool, "expects a value of type bool"));
+  CHECK(contains(int_for_bool, "given a"));
+  CHECK(contains(int_for_bool, "integer"));
+
+  CHECK(message_for(std::string("3"), "pitest.core.unroll_factor") ==
+        "passinfra: config key 'pitest.core.unroll_factor' expects a value of type integer, but was given a value of type string");
+  CHECK(message_for(1.5, "pitest.core.unroll_factor") ==
+        "passinfra: config key 'pitest.core.unroll_factor' expects a value of type integer, but was given a value of type double");
+  CHECK(message_for(true, "pitest.core.target") ==
+        "passinfra: config key 'pitest.core.target' expects a value of type string, but was given a value of type bool");
+  CHECK(message_for(std::string("a"), "pitest.core.passes") ==
+        "passinfra: config key 'pitest.core.passes' expects a value of type list of strings, but was given a value of type string");
+  CHECK(message_for(true, "pitest.core.ratio") ==
+        "passinfra: config key 'pitest.core.ratio' expects a value of type double, but was given a value of type bool");
+}
+
+TEST_CASE("core/config: an integer is accepted for a floating option and converted in place") {
+  register_test_options();
+  Config config{{"pitest.core.ratio", std::int64_t{3}}};
+  passinfra::validate_config(config);
+  REQUIRE(std::holds_alternative<double>(config[0].value));
+  CHECK(std::get<double>(config[0].value) == 3.0);
+  // Not the other way round: a double is not an integer.
+  Config back{{"pitest.core.unroll_factor", 3.0}};
+  CHECK_THROWS_AS(passinfra::validate_config(back), passinfra::Error);
+}
+
+TEST_CASE("core/config: config_get returns the value set, the last one if set twice, or the default") {
+  const Config config{{"pitest.core.unroll_factor", std::int64_t{8}},
+                      {"pitest.core.target", std::string("llvm")},
+                      {"pitest.core.unroll_factor", std::int64_t{16}},
+                      {"pitest.core.ratio", 0.5},
+                      {"pitest.core.passes", StringList{"A", "B"}},
+                      {"pitest.core.flag", false}};
+  CHECK(passinfra::config_get<std::int64_t>(config, "pitest.core.unroll_factor", 1) == 16);
+  CHECK(passinfra::config_get<int>(config, "pitest.core.unroll_factor", 1) == 16);
+  CHECK(passinfra::config_get<std::string>(config, "pitest.core.target", "c") == "llvm");
+  CHECK(passinfra::config_get<double>(config, "pitest.core.ratio", 0.0) == 0.5);
+  CHECK(passinfra::config_get<float>(config, "pitest.core.ratio", 0.0f) == 0.5f);
+  CHECK(passinfra::config_get<StringList>(config, "pitest.core.passes", {}) == StringList{"A", "B"});
+  CHECK(passinfra::config_get<bool>(config, "pitest.core.flag", true) == false);
+  CHECK(passinfra::config_get<std::int64_t>(config, "pitest.core.not_set", 42) == 42);
+  CHECK(passinfra::config_get<std::string>(config, "pitest.core.not_set", "dflt") == "dflt");
+  // Reading with the wrong type is an error naming the key.
+  CHECK(error_message([&] { (void)passinfra::config_get<bool>(config, "pitest.core.target", false); }) ==
+        "passinfra: get_config: key 'pitest.core.target' holds a string, but was read as bool");
+}
+
+TEST_CASE("core/config: PassContext validates its config at construction") {
+  register_test_options();
+  CHECK_THROWS_WITH_AS((void)passinfra::make_pass_context<pitest::TestIR>({.config = {{"pitest.core.nope", true}}}),
+                       doctest::Contains("unknown config key 'pitest.core.nope'"), passinfra::Error);
+  CHECK_THROWS_WITH_AS(
+      (void)passinfra::make_pass_context<pitest::TestIR>({.config = {{"pitest.core.flag", std::string("yes")}}}),
+      doctest::Contains("config key 'pitest.core.flag' expects a value of type bool"), passinfra::Error);
+
+  auto ctx = passinfra::make_pass_context<pitest::TestIR>(
+      {.config = {{"pitest.core.unroll_factor", std::int64_t{4}}, {"pitest.core.ratio", std::int64_t{2}}}});
+  CHECK(ctx.get_config<std::int64_t>("pitest.core.unroll_factor", 0) == 4);
+  CHECK(ctx.get_config<double>("pitest.core.ratio", 0.0) == 2.0);
+  REQUIRE(ctx.config().size() == 2);
+  CHECK(std::holds_alternative<double>(ctx.config()[1].value));  // converted at construction
+  CHECK(ctx.get_config<std::string>("pitest.core.target", "default target") == "default target");
+}
+
+TEST_CASE("core/config: ConfigKey carries the type and the default") {
+  passinfra::register_config_option(kMaxDepth, "maximum depth");
+  passinfra::register_config_option(kVerbose);
+  const auto options = passinfra::registered_config_options();
+  REQUIRE(find_option(options, "pitest.core.max_depth") != nullptr);
+  CHECK(find_option(options, "pitest.core.max_depth")->type == ConfigType::integer);
+  CHECK(find_option(options, "pitest.core.max_depth")->description == "maximum depth");
+  CHECK(find_option(options, "pitest.core.verbose")->type == ConfigType::boolean);
+
+  auto unset = passinfra::make_pass_context<pitest::TestIR>({});
+  CHECK(unset.get_config(kMaxDepth) == 3);
+  CHECK(unset.get_config(kVerbose) == true);
+  auto set = passinfra::make_pass_context<pitest::TestIR>(
+      {.config = {{"pitest.core.max_depth", std::int64_t{7}}, {"pitest.core.verbose", false}}});
+  CHECK(set.get_config(kMaxDepth) == 7);
+  CHECK(set.get_config(kVerbose) == false);
+}

@@ -1,0 +1,151 @@
+// passinfra/core/sequential.hpp on the static layer: construction (types,
+// values, CTAD, custom info), passes(), duplicates, run_required.
+// (SPEC §4's ordering rules are in tests/spec/sequential_spec_test.cpp.)
+#include <doctest/doctest.h>
+
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <boost/hana/at.hpp>
+#include <passinfra/core.hpp>
+
+#include "support/recorder.hpp"
+#include "support/test_ir.hpp"
+
+using passinfra::PassInfo;
+using passinfra::requires_passes;
+using passinfra::Sequential;
+using namespace pitest;
+
+namespace {
+
+using A = TestPass<"A">;
+using B = TestPass<"B", 1>;
+using R = TestPass<"R">;
+using NeedsR = TestPass<"NeedsR", 0, requires_passes<R, R>>;
+
+// A pass with per-object state and info (as TVM's FuseOps(fuse_opt_level)).
+struct AddN {
+  int n = 1;
+  PassInfo info() const { return {"AddN", n}; }
+  TestIR transform(TestIR ir, auto&) const {
+    ir.value += n;
+    ir.trail.push_back("AddN" + std::to_string(n));
+    return ir;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("core/sequential: default info is 'sequential', opt_level 0") {
+  Sequential<A, B> seq;
+  CHECK(seq.info() == PassInfo{"sequential", 0});
+  CHECK(Sequential<A, B>::default_info == PassInfo{"sequential", 0});
+  static_assert(Sequential<>{}.info().name == "sequential");
+}
+
+TEST_CASE("core/sequential: CTAD from values keeps the types and the objects' state") {
+  Sequential seq{AddN{2}, A{}, AddN{0}};
+  static_assert(std::is_same_v<decltype(seq), Sequential<AddN, A, AddN>>);
+  CHECK(boost::hana::at_c<0>(seq.passes()).n == 2);
+  CHECK(boost::hana::at_c<2>(seq.passes()).n == 0);
+  auto ctx = passinfra::make_pass_context<TestIR>({});
+  TestIR out = passinfra::run(seq, TestIR{nullptr, 100}, ctx);
+  CHECK(out.value == 103);
+  CHECK(out.trail == std::vector<std::string>{"AddN2", "A", "AddN0"});
+}
+
+TEST_CASE("core/sequential: Sequential(PassInfo, passes...) sets a custom name and opt_level") {
+  Sequential custom(PassInfo{"MyPipeline", 3}, A{}, B{});
+  static_assert(std::is_same_v<decltype(custom), Sequential<A, B>>);  // the PassInfo is not a child
+  CHECK(custom.info() == PassInfo{"MyPipeline", 3});
+
+  Sequential<A> only_info(PassInfo{"Named", 1}, A{});
+  CHECK(only_info.info() == PassInfo{"Named", 1});
+  Sequential<> empty_named(PassInfo{"EmptyNamed", 2});
+  CHECK(empty_named.info() == PassInfo{"EmptyNamed", 2});
+}
+
+TEST_CASE("core/sequential: sequential(info, passes...) is the same as a function") {
+  auto seq = passinfra::sequential({"Pipe", 1}, A{}, AddN{5});
+  static_assert(std::is_same_v<decltype(seq), Sequential<A, AddN>>);
+  CHECK(seq.info() == PassInfo{"Pipe", 1});
+  const AddN five{5};
+  auto from_lvalue = passinfra::sequential({"Pipe2", 0}, five);
+  static_assert(std::is_same_v<decltype(from_lvalue), Sequential<AddN>>);
+  CHECK(boost::hana::at_c<0>(from_lvalue.passes()).n == 5);
+}
+
+TEST_CASE("core/sequential: hooks see the custom name, and the custom opt_level gates a nested Sequential") {
+  EventLog log;
+  auto a = recorder("Rec", log);
+  auto inner = passinfra::sequential({"Inner", 3}, A{});
+  Sequential outer(PassInfo{"Outer", 0}, inner, B{});
+
+  auto ctx2 = passinfra::make_pass_context<TestIR>({.opt_level = 2}, std::ref(a));
+  TestIR out = passinfra::run(outer, TestIR{&log}, ctx2);
+  CHECK(out.trail == std::vector<std::string>{"B"});  // Inner (opt_level 3) is skipped at 2
+  CHECK(join(log.events, " / ") ==
+        "Rec should_run Outer / Rec run_before_pass Outer / Rec should_run B / Rec run_before_pass B / B / "
+        "Rec run_after_pass B / Rec run_after_pass Outer");
+
+  log.clear();
+  auto ctx3 = passinfra::make_pass_context<TestIR>({.opt_level = 3}, std::ref(a));
+  out = passinfra::run(outer, TestIR{&log}, ctx3);
+  CHECK(out.trail == std::vector<std::string>{"A", "B"});
+  CHECK(log.events.at(2) == "Rec should_run Inner");
+
+  log.clear();
+  auto disabled = passinfra::make_pass_context<TestIR>({.opt_level = 3, .disabled_pass = {"Inner"}}, std::ref(a));
+  CHECK(passinfra::run(outer, TestIR{&log}, disabled).trail == std::vector<std::string>{"B"});
+}
+
+TEST_CASE("core/sequential: duplicates are legal and each runs, with its required passes every time") {
+  Sequential<A, A, NeedsR, NeedsR> seq;
+  auto ctx = passinfra::make_pass_context<TestIR>({});
+  TestIR out = passinfra::run(seq, TestIR{}, ctx);
+  CHECK(out.trail == std::vector<std::string>{"A", "A", "R", "R", "NeedsR", "R", "R", "NeedsR"});
+}
+
+TEST_CASE("core/sequential: an empty Sequential returns its input, and still fires its own hooks") {
+  EventLog log;
+  auto a = recorder("Rec", log);
+  auto ctx = passinfra::make_pass_context<TestIR>({}, std::ref(a));
+  TestIR out = passinfra::run(Sequential<>{}, TestIR{&log, 7, {"x"}}, ctx);
+  CHECK(out.value == 7);
+  CHECK(out.trail == std::vector<std::string>{"x"});
+  CHECK(join(log.events, " / ") ==
+        "Rec should_run sequential / Rec run_before_pass sequential / Rec run_after_pass sequential");
+}
+
+TEST_CASE("core/sequential: a Sequential is callable as seq(ir, ctx), and is a pass") {
+  static_assert(passinfra::Pass<Sequential<A, NeedsR>>);
+  static_assert(passinfra::HasPassInfoMember<Sequential<A>>);
+  Sequential<A, B> seq;
+  auto ctx = passinfra::make_pass_context<TestIR>({});
+  CHECK(seq(TestIR{}, ctx).trail == std::vector<std::string>{"A", "B"});
+}
+
+TEST_CASE("core/sequential: run_required runs a child's required passes in order, instrumented, without the gate") {
+  EventLog log;
+  auto a = recorder("Rec", log);
+  a.veto_only = {"NotThere"};
+  auto ctx = passinfra::make_pass_context<TestIR>({.opt_level = 0, .disabled_pass = {"R"}}, std::ref(a));
+  TestIR out = passinfra::run_required(NeedsR{}, TestIR{&log}, ctx);
+  CHECK(out.trail == std::vector<std::string>{"R", "R"});  // disabled_pass does not stop required passes
+  CHECK(join(log.events, " / ") ==
+        "Rec should_run R / Rec run_before_pass R / R / Rec run_after_pass R / Rec should_run R / "
+        "Rec run_before_pass R / R / Rec run_after_pass R");
+  // A pass without `required` runs nothing.
+  log.clear();
+  CHECK(passinfra::run_required(A{}, TestIR{&log}, ctx).trail.empty());
+  CHECK(log.events.empty());
+}
+
+TEST_CASE("core/sequential: the Sequential's opt_level does not gate the Sequential itself when run directly") {
+  auto seq = passinfra::sequential({"High", 4}, A{});
+  auto ctx = passinfra::make_pass_context<TestIR>({.opt_level = 0});
+  // run() applies no gate (SPEC 3): the Sequential (opt_level 4) runs at opt_level 0, and gates A (opt_level 0).
+  CHECK(passinfra::run(seq, TestIR{}, ctx).trail == std::vector<std::string>{"A"});
+}

@@ -1,0 +1,81 @@
+// passinfra/core.hpp is the cheap include (DESIGN.md, issue 8): it must not
+// pull in the dynamic layer, the instruments, or <memory>. (<functional> is
+// allowed: InstrumentSet unwraps std::reference_wrapper.) Built as part of
+// passinfra_header_tests; a failure here fails the build.
+//
+// core.hpp must be the first include of this file: anything included before
+// it could define what is checked below.
+#include <passinfra/core.hpp>
+
+#include <type_traits>
+
+// ---- <memory> ----------------------------------------------------------
+// The include guards of <memory> (libstdc++, libc++) and of the libstdc++
+// headers that hold unique_ptr and shared_ptr (reachable without <memory>).
+#if defined(_GLIBCXX_MEMORY) || defined(_LIBCPP_MEMORY)
+#error "passinfra/core.hpp includes <memory> (find the include with g++ -H)"
+#endif
+#if defined(_UNIQUE_PTR_H) || defined(_SHARED_PTR_H)
+#error "passinfra/core.hpp includes libstdc++'s bits/unique_ptr.h or bits/shared_ptr.h (find it with g++ -H)"
+#endif
+// Sanity: the check looks at the right macros (this standard library is one of the two).
+#if !defined(__GLIBCXX__) && !defined(_LIBCPP_VERSION)
+#error "core_is_light.cpp knows the <memory> guards of libstdc++ and libc++ only; add this library's"
+#endif
+
+// ---- the dynamic layer and the instruments ------------------------------
+// The layers exist (else this test would prove nothing) ...
+#if !__has_include(<passinfra/dynamic.hpp>) || !__has_include(<passinfra/dynamic/any_pass.hpp>)
+#error "passinfra/dynamic.hpp is missing: update core_is_light.cpp"
+#endif
+
+// ... but none of their entities is declared after core.hpp. Probe: names in
+// a namespace that passinfra nominates with a using-directive. Qualified
+// lookup of passinfra::X finds a real passinfra::X first, and the probe's X
+// only when passinfra declares none.
+namespace core_is_light_probe {
+template <class IR>
+class AnyPass;
+template <class IR>
+class AnyInstrument;
+template <class IR>
+class DynamicSequential;
+template <class IR>
+class ContextRef;
+template <class IR>
+class PassRegistry;
+class PassTimingInstrument;
+}  // namespace core_is_light_probe
+
+namespace passinfra {
+using namespace core_is_light_probe;
+}  // namespace passinfra
+
+namespace core_is_light {
+
+struct Ir {};
+namespace probe = core_is_light_probe;
+
+static_assert(std::is_same_v<passinfra::AnyPass<Ir>, probe::AnyPass<Ir>>,
+              "passinfra/core.hpp declares passinfra::AnyPass: it includes the dynamic layer");
+static_assert(std::is_same_v<passinfra::AnyInstrument<Ir>, probe::AnyInstrument<Ir>>,
+              "passinfra/core.hpp declares passinfra::AnyInstrument: it includes the dynamic layer");
+static_assert(std::is_same_v<passinfra::DynamicSequential<Ir>, probe::DynamicSequential<Ir>>,
+              "passinfra/core.hpp declares passinfra::DynamicSequential: it includes the dynamic layer");
+static_assert(std::is_same_v<passinfra::ContextRef<Ir>, probe::ContextRef<Ir>>,
+              "passinfra/core.hpp declares passinfra::ContextRef: it includes the dynamic layer");
+static_assert(std::is_same_v<passinfra::PassRegistry<Ir>, probe::PassRegistry<Ir>>,
+              "passinfra/core.hpp declares passinfra::PassRegistry: it includes the dynamic layer");
+static_assert(std::is_same_v<passinfra::PassTimingInstrument, probe::PassTimingInstrument>,
+              "passinfra/core.hpp declares passinfra::PassTimingInstrument: it includes the instruments");
+
+// DynamicInstruments is forward-declared by the core (PassContext<IR>'s
+// default); it must stay incomplete here.
+template <class T>
+concept Complete = requires { sizeof(T); };
+static_assert(!Complete<passinfra::DynamicInstruments<Ir>>,
+              "passinfra/core.hpp defines passinfra::DynamicInstruments: it includes the dynamic layer");
+// Sanity: the probe sees a complete core type as complete.
+static_assert(Complete<passinfra::PassInfo>);
+
+}  // namespace core_is_light
