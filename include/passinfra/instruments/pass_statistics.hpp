@@ -70,7 +70,10 @@ class PassStatistics {
     asked_ = none;
   }
 
-  void run_after_pass_failed(const PassInfo& info, const std::exception_ptr&) { ++rows_[row(info.name)].counts.failures; }
+  // run_after_pass_failed: the pass ended with an exception.
+  void run_after_pass_failed(const PassInfo& info, const std::exception_ptr&) {
+    ++rows_[row(info.name)].counts.failures;
+  }
 
   PassCounts counts(std::string_view name) const {
     auto it = index_.find(name);

@@ -2,14 +2,15 @@
 //
 // PassTimingOptions{keep_on_exit = false}     exit_pass_ctx keeps the profiles instead of discarding them
 // PassProfile{name, start, duration, failed, thread, children}   one timed pass run; p.self()
-// BasicPassTimingInstrument<Clock>            Clock: a TimingClock (timing_clocks.hpp)
+// BasicPassTimingInstrument<Clock>(options = {}, clock = {})   Clock: a TimingClock (timing_clocks.hpp)
+// BasicPassTimingInstrument<Clock>(clock)     e.g. a ManualClock the test advances
 // PassTimingInstrument                        BasicPassTimingInstrument<SteadyClock>
 // t.render()                                  SPEC §6's text (TVM's format); "" + WARNING when empty
 // t.render_list()                             aggregated by pass name, sorted by total time, with counts
 // t.to_chrome_trace_json(pid = 1)             Trace Event Format ("ph":"X"), for Perfetto / chrome://tracing
 // t.profile()                                 the recorded runs as a tree (roots in order)
 // t.clear()                                   discards every recorded profile, on every thread
-// t.clock()                                   the clock object
+// t.clock() / t.options()                     the clock object; the options
 // format_pass_profiles(roots)                 render() of a (filtered) tree
 // format_pass_profile_list(roots)             render_list() of a tree
 // pass_profiles_to_chrome_trace_json(roots, pid)   to_chrome_trace_json() of a tree
@@ -49,14 +50,15 @@
 // thread that the system gives a finished thread's identity (its TLS block)
 // continues that thread's buffer.
 //
-// Cost per pass (N = 100 trivial passes in a Sequential, callgrind, g++ -O2):
-// about 50 instructions besides the two clock reads -- the thread check,
-// 64 bytes written per entry (a name of up to 32 bytes is copied into the
-// entry with word loads; a static pass's name folds to constants; longer
-// names are interned once per thread) and the nesting link -- and no
-// allocation in steady state (the entry array keeps its capacity across
-// clear() and exits). SteadyClock reads CLOCK_MONOTONIC without the call
-// through libstdc++; TscClock reads the time-stamp counter.
+// Cost per pass (benchmarks/pass_timing.cpp: 100 trivial passes in a
+// Sequential, g++ -O2): about 50 instructions besides the two clock reads,
+// the core's gate and hook fan-out included -- the thread check, 64 bytes
+// written per entry (a name of up to 32 bytes is copied into the entry with
+// word loads, and a static pass's name folds to constants; longer names are
+// interned once per thread) and the nesting link; a few ns next to the
+// clock reads. No allocation in steady state: the entry array keeps its
+// capacity across clear() and exits. SteadyClock reads CLOCK_MONOTONIC
+// without the call through libstdc++; TscClock reads the time-stamp counter.
 //
 // The instrument is movable, not copyable: hold it by std::ref in a context
 // (or by value and read it back with ctx.instruments().get<K>()).
@@ -232,8 +234,8 @@ inline std::string format_pass_profiles(const std::vector<PassProfile>& roots) {
 //   ===-------------------------------------------------------------------------===
 //     Total Execution Time: 9579us
 //
-//        Total (     %)       Self (     %)   Count  Name
-//       8508us ( 88.82%)     8508us ( 88.82%)      2  InferType
+//          Total (      %)       Self (      %)   Count  Name
+//         8508us ( 88.82%)     8508us ( 88.82%)       2  InferType
 //       ...
 //
 // Columns: "%8.0fus (%6.2f%%) %8.0fus (%6.2f%%) %7zu  <name>", two leading
@@ -258,7 +260,7 @@ inline std::string format_pass_profile_list(const std::vector<PassProfile>& root
       "                         Pass execution timing report\n"
       "===-------------------------------------------------------------------------===\n";
   out += "  Total Execution Time: " + detail::printf_double("%.0f", detail::ns_to_us(top)) + "us\n\n";
-  out += "     Total (     %)       Self (     %)   Count  Name\n";
+  out += "       Total (      %)       Self (      %)   Count  Name\n";
   for (const auto& row : rows) {
     char buffer[128];
     const int n = std::snprintf(buffer, sizeof buffer, "  %8.0fus (%6.2f%%) %8.0fus (%6.2f%%) %7zu  ",
@@ -439,8 +441,13 @@ inline std::uint64_t new_timing_key() noexcept {
 
 }  // namespace detail
 
-template <TimingClock Clock = SteadyClock>
+template <class Clock = SteadyClock>
 class BasicPassTimingInstrument {
+  static_assert(TimingClock<Clock>,
+                "passinfra::BasicPassTimingInstrument<Clock>: Clock must be a TimingClock: copyable, with "
+                "`std::uint64_t now() const noexcept` and `std::int64_t to_ns(std::uint64_t ticks) const` (see "
+                "passinfra/instruments/timing_clocks.hpp)");
+
  public:
   using clock_type = Clock;
 

@@ -7,6 +7,7 @@
 // TscClock                    x86-64 time-stamp counter, calibrated to ns (elsewhere: steady_clock)
 // TscClock::is_tsc            true where TscClock reads the TSC
 // TscClock::invariant()       the CPU says its TSC ticks at a constant rate
+// tsc.ns_per_tick()           the calibration (1 tick = ns_per_tick ns)
 // ManualClock                 time the program sets: advance(ns) / set(ns); copies share it (tests)
 //
 // A clock is a policy object held by the instrument. The instrument reads
@@ -35,7 +36,6 @@
 
 #if (defined(__x86_64__) || defined(_M_X64)) && (defined(__GNUC__) || defined(__clang__))
 #include <cpuid.h>
-#include <x86intrin.h>
 #define PASSINFRA_HAS_TSC 1
 #else
 #define PASSINFRA_HAS_TSC 0
@@ -87,7 +87,7 @@ class TscClock {
 
   std::uint64_t now() const noexcept {
 #if PASSINFRA_HAS_TSC
-    return __rdtsc();
+    return __builtin_ia32_rdtsc();
 #else
     return static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
 #endif
@@ -117,10 +117,10 @@ class TscClock {
     static const double ns_per_tick = [] {
       using std::chrono::steady_clock;
       const auto t0 = steady_clock::now();
-      const std::uint64_t c0 = __rdtsc();
+      const std::uint64_t c0 = __builtin_ia32_rdtsc();
       auto t1 = t0;
       while (t1 - t0 < std::chrono::milliseconds(2)) t1 = steady_clock::now();
-      const std::uint64_t c1 = __rdtsc();
+      const std::uint64_t c1 = __builtin_ia32_rdtsc();
       const double ns = static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count());
       return c1 > c0 ? ns / static_cast<double>(c1 - c0) : 1.0;
     }();

@@ -9,10 +9,11 @@
 // run_after_pass runs fn on each filtered pass's output and throws a
 // VerificationError naming the pass when the IR is invalid: "passinfra:
 // verifier failed after pass 'P'[: <message>]". With verify_input, the
-// input of each outermost pass (no pass of this instrument's running) is
-// checked first, so that an IR that was invalid to begin with is not blamed
-// on the first pass: "passinfra: verifier failed on the input of pass 'P'
-// (invalid before it ran)[: <message>]".
+// input of each outermost pass (one that starts while no other pass is
+// running under this instrument) is checked first, so that an IR that was
+// invalid to begin with is not blamed on the first pass: "passinfra:
+// verifier failed on the input of pass 'P' (invalid before it ran)[:
+// <message>]". The filter applies to both checks.
 //
 // The error is thrown from a hook, so (SPEC §3) the after hooks of the
 // instruments listed after this one do not run for that pass, and the error
