@@ -1,0 +1,263 @@
+// tinyir/passes.hpp — tinyir's transformations as passinfra passes, Relay's way.
+//
+// passinfra::ir_traits<Module>        function_type = Function; map_functions (global functions
+//                                     that are not Primitive); function_pass_follow_up = InferType;
+//                                     print (tinyir::print) and parse (tinyir::parse)
+// InferType                           module pass   {"InferType", 0}
+// FoldConstant                        function pass {"FoldConstant", 2}
+// EliminateCommonSubexpr              function pass {"EliminateCommonSubexpr", 3}, requires InferType
+// DeadCodeElimination                 function pass {"DeadCodeElimination", 1}
+// FuseOps(fuse_opt_level = -1)        function pass {"FuseOps", 0}, requires InferType;
+//                                     -1: the level is the context's opt_level()
+// DefuseOps                           function pass {"DefuseOps", 3}, requires InferType
+// ToANormalForm                       module pass   {"ToANormalForm", 1}
+// CanonicalizeOps                     function pass {"CanonicalizeOps", 3}, requires InferType
+// ConvertLayout(desired)              function pass {"ConvertLayout", 3}, requires InferType, CanonicalizeOps
+// AnnotateSpans                       module pass   {"AnnotateSpans", 0}: print, parse back as
+//                                     "GeneratedSource", then a nested, instrumented InferType
+// PrintIR                             passinfra::PrintIR (module pass {"PrintIR", 0}, logs at INFO)
+// register_passes(registry)           all of the above by name; FuseOps(fuse_opt_level=<int>),
+//                                     ConvertLayout(nn.conv2d=["NHWC","default"]), PrintIR(header="...")
+//
+// The names, opt_levels and requirements are those of Relay (TVM 0.8-0.13). As in
+// Relay, a function pass maps every global function and then runs InferType as an
+// ordinary nested pass under the same context (so instruments see it, e.g.
+// FoldConstant > InferType in a timing profile); here every function-level pass
+// does that through passinfra::function_pass, which runs the IR's
+// function_pass_follow_up. Module passes (InferType, ToANormalForm, AnnotateSpans)
+// have no follow-up; AnnotateSpans runs its InferType itself, as Relay's parser does.
+//
+// Every pass is also callable: `FoldConstant{}(mod)` runs it under
+// passinfra::PassContext<tinyir::Module>::current(), `FoldConstant{}(mod, ctx)`
+// under ctx (both through passinfra::run, so instrumented).
+//
+// This header is the bridge between tinyir and passinfra; tinyir/tinyir.hpp does
+// not include it, so the IR itself stays usable without passinfra.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <passinfra/core.hpp>
+#include <passinfra/dynamic.hpp>
+#include <passinfra/ir/print_ir.hpp>
+
+#include "tinyir/ir.hpp"
+#include "tinyir/parser.hpp"
+#include "tinyir/printer.hpp"
+#include "tinyir/transforms.hpp"
+#include "tinyir/type_infer.hpp"
+
+namespace tinyir {
+
+// InferType: every node's checked type filled in (Relay's InferType, a module pass).
+struct InferType : passinfra::CallablePass<InferType> {
+  static constexpr passinfra::PassInfo info{"InferType", 0};
+  template <class Ctx>
+  Module transform(Module m, Ctx& /*ctx*/) const {
+    return infer_types(std::move(m));
+  }
+};
+
+}  // namespace tinyir
+
+namespace passinfra {
+
+// What passinfra needs to know about tinyir (see passinfra/core/ir_traits.hpp).
+template <>
+struct ir_traits<tinyir::Module> {
+  using function_type = tinyir::Function;
+
+  // Relay's function passes run InferType on the module afterwards; so do tinyir's.
+  using function_pass_follow_up = tinyir::InferType;
+
+  // f(fn, module) for every global function except Primitive ones (a fused group
+  // lifted to the module is left alone, as Relay skips functions not to optimize);
+  // `module` is the input module, as a Relay function pass sees it.
+  template <class F>
+  static tinyir::Module map_functions(tinyir::Module m, F&& f) {
+    std::vector<tinyir::Module::Entry> out;
+    out.reserve(m.size());
+    for (const auto& [name, fn] : m) out.emplace_back(name, fn->is_primitive() ? fn : f(fn, std::as_const(m)));
+    return tinyir::Module(std::move(out));
+  }
+
+  static std::string print(const tinyir::Module& m) { return tinyir::print(m); }
+
+  static tinyir::Module parse(std::string_view text, std::string_view source) { return tinyir::parse(text, source); }
+};
+
+}  // namespace passinfra
+
+namespace tinyir {
+
+namespace detail {
+
+// run_function_pass(info, m, ctx, f): the body of a function-level pass: f(fn, mod)
+// on each function ir_traits lets through, then InferType (nested, instrumented
+// under ctx) -- exactly what passinfra::function_pass does.
+template <class Ctx, class F>
+Module run_function_pass(const passinfra::PassInfo& info, Module m, Ctx& ctx, F f) {
+  return passinfra::function_pass(info, std::move(f)).transform(std::move(m), ctx);
+}
+
+}  // namespace detail
+
+// FoldConstant: evaluates operators on constants with data (fold_constant.hpp).
+struct FoldConstant : passinfra::CallablePass<FoldConstant> {
+  static constexpr passinfra::PassInfo info{"FoldConstant", 2};
+  template <class Ctx>
+  Module transform(Module m, Ctx& ctx) const {
+    return detail::run_function_pass(info, std::move(m), ctx,
+                                     [](const Function& fn, const Module& mod) { return fold_constant(fn, mod); });
+  }
+};
+
+// EliminateCommonSubexpr: merges equal calls (eliminate_common_subexpr.hpp).
+struct EliminateCommonSubexpr : passinfra::CallablePass<EliminateCommonSubexpr> {
+  static constexpr passinfra::PassInfo info{"EliminateCommonSubexpr", 3};
+  using required = passinfra::requires_passes<InferType>;
+  template <class Ctx>
+  Module transform(Module m, Ctx& ctx) const {
+    return detail::run_function_pass(
+        info, std::move(m), ctx, [](const Function& fn, const Module& mod) { return eliminate_common_subexpr(fn, mod); });
+  }
+};
+
+// DeadCodeElimination: drops unused let bindings (dead_code_elimination.hpp).
+struct DeadCodeElimination : passinfra::CallablePass<DeadCodeElimination> {
+  static constexpr passinfra::PassInfo info{"DeadCodeElimination", 1};
+  template <class Ctx>
+  Module transform(Module m, Ctx& ctx) const {
+    return detail::run_function_pass(
+        info, std::move(m), ctx, [](const Function& fn, const Module& mod) { return dead_code_elimination(fn, mod); });
+  }
+};
+
+// FuseOps(fuse_opt_level): groups operators into Primitive functions (fuse_ops.hpp).
+// fuse_opt_level -1 (the default) takes the level from the context's opt_level(),
+// as Relay's FuseOps() does.
+struct FuseOps : passinfra::CallablePass<FuseOps> {
+  static constexpr passinfra::PassInfo info{"FuseOps", 0};
+  using required = passinfra::requires_passes<InferType>;
+
+  constexpr FuseOps() = default;
+  constexpr explicit FuseOps(int fuse_opt_level) : fuse_opt_level(fuse_opt_level) {}
+
+  int fuse_opt_level = -1;
+
+  template <class Ctx>
+  Module transform(Module m, Ctx& ctx) const {
+    const int level = fuse_opt_level == -1 ? ctx.opt_level() : fuse_opt_level;
+    return detail::run_function_pass(
+        info, std::move(m), ctx, [level](const Function& fn, const Module& mod) { return fuse_ops(fn, mod, level); });
+  }
+};
+
+// DefuseOps: inlines the Primitive functions FuseOps made (fuse_ops.hpp).
+struct DefuseOps : passinfra::CallablePass<DefuseOps> {
+  static constexpr passinfra::PassInfo info{"DefuseOps", 3};
+  using required = passinfra::requires_passes<InferType>;
+  template <class Ctx>
+  Module transform(Module m, Ctx& ctx) const {
+    return detail::run_function_pass(info, std::move(m), ctx,
+                                     [](const Function& fn, const Module& mod) { return defuse_ops(fn, mod); });
+  }
+};
+
+// ToANormalForm: binds every computation to a let variable (to_a_normal_form.hpp).
+// A module pass, as in Relay.
+struct ToANormalForm : passinfra::CallablePass<ToANormalForm> {
+  static constexpr passinfra::PassInfo info{"ToANormalForm", 1};
+  template <class Ctx>
+  Module transform(Module m, Ctx& /*ctx*/) const {
+    return to_a_normal_form(std::move(m));
+  }
+};
+
+// CanonicalizeOps: nn.bias_add into add of expand_dims (canonicalize_ops.hpp).
+struct CanonicalizeOps : passinfra::CallablePass<CanonicalizeOps> {
+  static constexpr passinfra::PassInfo info{"CanonicalizeOps", 3};
+  using required = passinfra::requires_passes<InferType>;
+  template <class Ctx>
+  Module transform(Module m, Ctx& ctx) const {
+    return detail::run_function_pass(info, std::move(m), ctx,
+                                     [](const Function& fn, const Module& mod) { return canonicalize_ops(fn, mod); });
+  }
+};
+
+// ConvertLayout(desired): nn.conv2d in the desired layouts, e.g.
+// ConvertLayout({{"nn.conv2d", {"NHWC", "default"}}}) (convert_layout.hpp).
+struct ConvertLayout : passinfra::CallablePass<ConvertLayout> {
+  static constexpr passinfra::PassInfo info{"ConvertLayout", 3};
+  using required = passinfra::requires_passes<InferType, CanonicalizeOps>;
+
+  explicit ConvertLayout(DesiredLayouts desired) : desired_layouts(std::move(desired)) {}
+  // ConvertLayout({{"nn.conv2d", {"NHWC"}}}): one entry reads unambiguously too.
+  ConvertLayout(std::initializer_list<DesiredLayouts::value_type> desired) : desired_layouts(desired) {}
+
+  DesiredLayouts desired_layouts;
+
+  template <class Ctx>
+  Module transform(Module m, Ctx& ctx) const {
+    return detail::run_function_pass(info, std::move(m), ctx, [this](const Function& fn, const Module& mod) {
+      return convert_layout(fn, mod, desired_layouts);
+    });
+  }
+};
+
+// AnnotateSpans: the module printed and parsed back with source "GeneratedSource",
+// so every node carries a span into that text; then InferType, run as a nested
+// pass under the same context (Relay's parser type-checks what it parsed).
+// Works through ir_traits<Module>::print/parse, like any printable, parsable IR.
+struct AnnotateSpans : passinfra::CallablePass<AnnotateSpans> {
+  static constexpr passinfra::PassInfo info{"AnnotateSpans", 0};
+  static constexpr std::string_view source_name = "GeneratedSource";
+  template <class Ctx>
+  Module transform(Module m, Ctx& ctx) const {
+    using traits = passinfra::ir_traits<Module>;
+    Module annotated = traits::parse(traits::print(m), source_name);
+    return passinfra::run(InferType{}, std::move(annotated), ctx);
+  }
+};
+
+// PrintIR(header): passinfra's PrintIR pass ("PrintIR(<header>):" and the module, at INFO).
+using PrintIR = passinfra::PrintIR;
+
+// register_passes(registry): every pass above, by its info name. FuseOps takes
+// fuse_opt_level (integer, default -1), ConvertLayout nn.conv2d (list of strings:
+// data layout[, kernel layout]; required), PrintIR header (string, default "").
+// Registering twice into the same registry is a no-op.
+inline void register_passes(passinfra::PassRegistry<Module>& registry) {
+  using passinfra::ConfigType;
+  using passinfra::PassOptions;
+  registry.add<InferType>("infer the type of every expression");
+  registry.add<FoldConstant>("evaluate operators whose operands are constants with data");
+  registry.add<EliminateCommonSubexpr>("merge calls that compute the same value");
+  registry.add<DeadCodeElimination>("remove let bindings whose variable is never used");
+  registry.add<DefuseOps>("inline the Primitive functions made by FuseOps");
+  registry.add<ToANormalForm>("bind every computation to a let variable");
+  registry.add<CanonicalizeOps>("rewrite nn.bias_add as add of expand_dims");
+  registry.add<AnnotateSpans>("print and parse back, so every node has a span into GeneratedSource");
+  registry.add(
+      "FuseOps",
+      [](const PassOptions& options) { return FuseOps(passinfra::get_option<int>(options, "fuse_opt_level")); },
+      {{"fuse_opt_level", ConfigType::integer, std::int64_t{-1}}},
+      "fuse operators into Primitive functions (-1: the context's opt_level)");
+  registry.add(
+      "ConvertLayout",
+      [](const PassOptions& options) {
+        return ConvertLayout({{"nn.conv2d", passinfra::get_option<passinfra::StringList>(options, "nn.conv2d")}});
+      },
+      {{"nn.conv2d", ConfigType::string_list}}, "run nn.conv2d in the desired data (and kernel) layout");
+  registry.add(
+      "PrintIR",
+      [](const PassOptions& options) { return PrintIR(passinfra::get_option<std::string>(options, "header")); },
+      {{"header", ConfigType::string, std::string{}}}, "log the module at INFO");
+}
+
+}  // namespace tinyir
