@@ -1,0 +1,187 @@
+// Known defects found by the reliability work (issue 7), one test each.
+//
+// Every test here states the correct behaviour and FAILS on the current
+// library. Each is marked `* doctest::should_fail()` so the suite stays green
+// until its fix lands; the fix must remove the decorator (doctest then reports
+// a decorated test that passes as a failure, so a fix cannot go unnoticed).
+// The defects and the proposed patches are described in the issue 7 report.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <passinfra/core.hpp>
+#include <passinfra/dynamic.hpp>
+
+#include "support/recorder.hpp"
+#include "support/test_ir.hpp"
+
+using namespace pitest;
+using Ctx = passinfra::PassContext<TestIR>;
+using passinfra::AnyInstrument;
+using passinfra::PassOptions;
+
+namespace {
+
+// Runs f in a child process (a crash there cannot take the test run down):
+// the child's exit status, or 128 + the signal that killed it.
+template <class F>
+int in_child(F&& f) {
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    // Die of the signal itself: no doctest crash report from the child.
+    for (int sig : {SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE}) std::signal(sig, SIG_DFL);
+    _exit(f());
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+std::string nested(const std::string& open, int depth) {
+  std::string t;
+  t.reserve((open.size() + 1) * static_cast<std::size_t>(depth));
+  for (int i = 0; i < depth; ++i) t += open;
+  t.append(static_cast<std::size_t>(depth), ')');
+  return t;
+}
+
+struct Leveled {
+  int level = 0;
+  passinfra::PassInfo info() const { return {"Leveled", 0}; }
+  TestIR transform(TestIR ir, auto&) const {
+    ir.value = level;
+    return ir;
+  }
+};
+
+}  // namespace
+
+// Defect 1 (pipeline_text.hpp): the parser recurses once per nesting level with
+// no limit, so deeply nested text -- 30,000 levels, 330 KB, at the default 8 MB
+// stack; far fewer under ASan or on a thread with a small stack -- overflows the
+// stack (SIGSEGV) instead of throwing passinfra::Error. to_string,
+// build_pipeline, running and destroying the tree recurse the same way.
+TEST_CASE("known defect: deeply nested pipeline text overflows the stack instead of throwing passinfra::Error" *
+          doctest::should_fail()) {
+  for (const std::string open : {"sequential(", "a("}) {
+    CAPTURE(open);
+    const int status = in_child([&] {
+      const std::string text = nested(open, 200000);
+      try {
+        (void)passinfra::parse_pipeline_syntax(text);
+      } catch (const passinfra::Error& e) {
+        return std::string(e.what()).find("pipeline text, column ") != std::string::npos ? 0 : 2;
+      } catch (...) {
+        return 3;
+      }
+      return 4;  // accepted 200,000 levels
+    });
+    CHECK(status == 0);  // today: 139 (SIGSEGV) or 1 (ASan: stack-overflow)
+  }
+}
+
+// Defect 2 (instrument_set.hpp / dynamic_instruments.hpp / pass_context.hpp): a
+// hook that calls override_instruments on the context it is called from (say,
+// to switch instrumentation off after some pass) destroys its own instrument
+// while the hook is still running, when the list owns it (make_instrument,
+// shared_ptr): the instrument object is freed under its own member function --
+// heap-use-after-free as soon as the hook touches a member afterwards (ASan
+// reports it). SPEC §2 allows override_instruments on any context, entered or not.
+namespace {
+struct SwitchesItselfOff {
+  EventLog* log = nullptr;
+  ~SwitchesItselfOff() { log->add("destroyed"); }
+  void run_before_pass(const TestIR&, const passinfra::PassInfo& info) {
+    EventLog* const events = log;  // no access to *this after the call below
+    Ctx::current().override_instruments({});
+    events->add("hook returned after switching off before " + std::string(info.name));
+  }
+};
+}  // namespace
+
+TEST_CASE("known defect: an instrument that calls override_instruments from its hook is destroyed while the hook runs" *
+          doctest::should_fail()) {
+  EventLog log;
+  auto owned = std::make_shared<SwitchesItselfOff>();
+  owned->log = &log;
+  Ctx::current().override_instruments({AnyInstrument<TestIR>(std::move(owned))});
+  const TestIR out = passinfra::DynamicSequential<TestIR>{TestPass<"P">{}, TestPass<"Q">{}}(TestIR{&log});
+  CHECK(out.trail == std::vector<std::string>{"P", "Q"});
+  // The instrument must outlive its own hook call.
+  CHECK(join(log.events, " / ") == "hook returned after switching off before sequential / destroyed / P / Q");
+  CHECK(Ctx::current().instruments().empty());
+}
+
+// Defect 3 (pass_registry.hpp get_option, config.hpp config_get): an integer
+// option or config value read as a narrower integer type is silently truncated
+// (static_cast): FuseOps(fuse_opt_level=4294967297) runs with level 1, and -1
+// read as unsigned is 4294967295. Bad input must be an Error naming the key.
+TEST_CASE("known defect: an integer option or config value out of the range of the type read is silently truncated" *
+          doctest::should_fail()) {
+  passinfra::PassRegistry<TestIR> reg;
+  reg.add("Leveled", [](const PassOptions& o) { return Leveled{passinfra::get_option<int>(o, "level")}; },
+          {{"level", passinfra::ConfigType::integer, std::int64_t{0}}});
+  CHECK_THROWS_WITH_AS((void)passinfra::parse_pipeline<TestIR>("Leveled(level=4294967297)", reg),
+                       doctest::Contains("'level'"), passinfra::Error);
+  passinfra::register_config_option<std::int64_t>("reliability.defects.count");
+  Ctx ctx({.config = {{"reliability.defects.count", std::int64_t{-1}}}});
+  CHECK_THROWS_WITH_AS((void)ctx.get_config<unsigned>("reliability.defects.count", 0u),
+                       doctest::Contains("'reliability.defects.count'"), passinfra::Error);
+  Ctx wide({.config = {{"reliability.defects.count", std::int64_t{300}}}});
+  CHECK_THROWS_AS((void)wide.get_config<std::int8_t>("reliability.defects.count", std::int8_t{0}), passinfra::Error);
+  CHECK(wide.get_config<std::int16_t>("reliability.defects.count", std::int16_t{0}) == 300);  // in range
+}
+
+// Defect 4 (error.hpp): error messages quote the input verbatim, and what() is a
+// C string: a NUL byte in a pass name, option key or config key ends the
+// message there -- what was expected and the suggestions are lost.
+TEST_CASE("known defect: a NUL byte in the input cuts the error message short" * doctest::should_fail()) {
+  passinfra::PassRegistry<TestIR> reg;
+  reg.add<TestPass<"FoldConstant">>();
+  const std::string name("Fold\0Constant", 13);
+  CHECK_THROWS_WITH_AS((void)reg.create(name), doctest::Contains("expected a registered pass name"), passinfra::Error);
+  const std::string key("reliability.defects\0count", 25);
+  CHECK_THROWS_WITH_AS(Ctx({.config = {{key, std::int64_t{1}}}}), doctest::Contains("expected a registered option"),
+                       passinfra::Error);
+}
+
+// Defect 5 (pipeline_text.hpp print_pipeline): a registry pass created with a
+// non-finite double option prints as text that does not parse ("Opts(d=inf)"),
+// breaking "parse(print(p)) prints the same text"; like an unspellable name,
+// it should be an Error.
+TEST_CASE("known defect: print_pipeline writes non-finite doubles as text that does not parse" *
+          doctest::should_fail()) {
+  passinfra::PassRegistry<TestIR> reg;
+  reg.add("Opts", [](const PassOptions&) { return Leveled{}; }, {{"d", passinfra::ConfigType::floating, 0.0}});
+  for (const double d : {INFINITY, -INFINITY, NAN}) {
+    const auto pass = reg.create("Opts", {{"d", d}});
+    std::string text;
+    try {
+      text = passinfra::print_pipeline(pass);
+    } catch (const passinfra::Error&) {
+      continue;  // the fix: an Error, like an unspellable name
+    }
+    CHECK_NOTHROW((void)passinfra::parse_pipeline<TestIR>(text, reg));
+  }
+}
+
+// Defect 6 (config.hpp, suggest.hpp; cosmetic): "was given a integer",
+// "holds a integer", "no names is registered".
+TEST_CASE("known defect: error messages say 'a integer' and 'no names is registered'" * doctest::should_fail()) {
+  passinfra::register_config_option<bool>("reliability.defects.flag");
+  CHECK_THROWS_WITH_AS(Ctx({.config = {{"reliability.defects.flag", std::int64_t{1}}}}),
+                       doctest::Contains("given an integer"), passinfra::Error);
+  passinfra::PassRegistry<TestIR> empty;
+  CHECK_THROWS_WITH_AS((void)empty.create("X"), doctest::Contains("no names are registered"), passinfra::Error);
+}
