@@ -8,6 +8,8 @@
 #   make tsan      same with TSan                        (preset tsan)
 #   make release   same, optimised                       (preset release)
 #   make bench     build the benchmarks optimised and run them
+#   make fuzz      build the libFuzzer targets (clang++-16) and run each for
+#                  FUZZ_SECONDS (default 60); see scripts/fuzz.sh
 #   make clean     remove build/
 #
 # JOBS=2 by default (the machine has 2 cores); `make test JOBS=4` to change.
@@ -23,7 +25,7 @@ CMAKE := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL cmake
 CTEST := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL ctest
 DEPS  := bash scripts/deps.sh
 
-.PHONY: help deps demo test clang asan tsan release bench package clean
+.PHONY: help deps demo test clang asan tsan release bench package fuzz clean
 
 help:
 	@echo "passinfra: make <target>"
@@ -35,6 +37,7 @@ help:
 	@echo "  release   build and test optimised (preset release)"
 	@echo "  bench     build the benchmarks (preset release) and run them"
 	@echo "  package   build the Debian package (CPack) and check it (scripts/check_package.sh)"
+	@echo "  fuzz      build the libFuzzer targets and run each for FUZZ_SECONDS=$(FUZZ_SECONDS)"
 	@echo "  deps      install/check the Debian packages (scripts/deps.sh)"
 	@echo "  clean     remove build/"
 	@echo "Build trees: build/<preset>. Parallelism: JOBS=$(JOBS)."
@@ -94,6 +97,14 @@ package:
 	  -DPASSINFRA_BUILD_EXAMPLES=OFF -DPASSINFRA_BUILD_BENCHMARKS=OFF
 	cd build/package && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL cpack -G DEB
 	bash scripts/check_package.sh build/package
+
+# fuzz: fuzz/*_fuzz.cpp built with clang++-16 -fsanitize=fuzzer,address,undefined
+# into build/fuzz/, each run for FUZZ_SECONDS on its corpus (fuzz/corpus/<target>/
+# as seeds); a crash fails the target and is left in build/fuzz/artifacts/.
+FUZZ_SECONDS ?= 60
+fuzz:
+	@PASSINFRA_DEPS_EXTRA="libclang-rt-16-dev $${PASSINFRA_DEPS_EXTRA:-}" $(DEPS) --clang
+	FUZZ_SECONDS=$(FUZZ_SECONDS) bash scripts/fuzz.sh
 
 clean:
 	rm -rf build
