@@ -9,6 +9,9 @@
 // and InferType with PassTimingInstrument, and runs AnnotateSpans before
 // DefuseOps in a Sequential at opt_level 3 (DefuseOps is an opt_level-3 pass).
 // Last, what the spans are for: a type error found after AnnotateSpans says where.
+//
+// The `// [tag]` lines mark the regions docs/tutorial_spans.md quotes;
+// scripts/check_docs.sh (ctest docs.check) keeps the two identical.
 #include <functional>
 #include <iostream>
 #include <sstream>
@@ -35,6 +38,7 @@ std::string quote_line(const std::string& text, int line, int column) {
   return "  " + s + "\n  " + std::string(static_cast<std::size_t>(column > 0 ? column - 1 : 0), ' ') + "^\n";
 }
 
+// [show-body-span]
 // Where the result of @main's body came from: its span, and that place in the
 // text AnnotateSpans generated (the printed input `source`).
 void show_body_span(const Module& mod, const Module& source) {
@@ -46,6 +50,7 @@ void show_body_span(const Module& mod, const Module& source) {
   std::cout << "@main's result comes from " << tinyir::to_string(*span) << ":\n"
             << quote_line(tinyir::print(source), span->line, span->column);
 }
+// [show-body-span]
 
 std::size_t count_primitive_functions(const Module& mod) {
   std::size_t n = 0;
@@ -61,23 +66,28 @@ int main() {
   bool ok = true;
 
   tutorial::section("AnnotateSpans on clip(%x, a_min=-inf, a_max=inf)");
+  // [clip]
   const Module clip = tinyir::clip_example();
   std::cout << tinyir::print(clip);
   const Module clip_annotated = tinyir::AnnotateSpans{}(clip);
   std::cout << "After AnnotateSpans:\n" << tinyir::print(clip_annotated, {.show_types = true, .show_spans = true});
   show_body_span(clip_annotated, clip);
+  // [clip]
   ok = ok && tinyir::structural_equal(clip_annotated, clip);
 
   tutorial::section("AnnotateSpans on ResNet-18");
+  // [resnet]
   const Module resnet = tinyir::resnet18(/*bind_params=*/false);
   Module annotated = tinyir::AnnotateSpans{}(resnet);
   std::cout << tinyir::print(annotated, {.show_spans = true});
   show_body_span(annotated, resnet);
   std::cout << "AnnotateSpans(mod) == mod (structurally): " << std::boolalpha
             << tinyir::structural_equal(annotated, resnet) << '\n';
+  // [resnet]
   ok = ok && tinyir::structural_equal(annotated, resnet);
 
   tutorial::section("Timing AnnotateSpans, ToANormalForm and InferType");
+  // [timing]
   passinfra::PassTimingInstrument timing;
   std::string profiles;
   {
@@ -98,9 +108,11 @@ int main() {
   // (render() of nothing also logs a WARNING: "no passes have been profiled, ...".)
   profiles = timing.render();
   std::cout << "After the context exits, render() returns " << (profiles.empty() ? "\"\"" : "profiles!") << '\n';
+  // [timing]
   ok = ok && profiles.empty();
 
   tutorial::section("Sequential[AnnotateSpans, DefuseOps] at opt_level 3");
+  // [defuse]
   const Module fused = tinyir::FuseOps{2}(resnet);
   std::cout << "Primitive functions after FuseOps(fuse_opt_level=2): " << count_primitive_functions(fused) << '\n';
   passinfra::Sequential seq{tinyir::AnnotateSpans{}, tinyir::DefuseOps{}};
@@ -113,8 +125,10 @@ int main() {
   ok = ok && tinyir::structural_equal(defused, resnet) && count_primitive_functions(defused) == 0;
   // The inlined operators keep the spans they got in the fused module's text.
   show_body_span(defused, fused);
+  // [defuse]
 
   tutorial::section("Diagnostics point at the spans");
+  // [diagnostics]
   // A module built in C++ has no spans: a type error can only name the expression.
   // After AnnotateSpans (whose nested InferType reports it), it names the place too.
   const tinyir::Var x = tinyir::make_var("x", tinyir::tensor_type({2}));
@@ -134,5 +148,6 @@ int main() {
       if (e.span()) std::cout << quote_line(tinyir::print(bad), e.span()->line, e.span()->column);
     }
   }
+  // [diagnostics]
   return ok ? 0 : 1;
 }

@@ -9,6 +9,10 @@
 // current() returns, like Python's `with tvm.transform.PassContext(...)`.
 //
 // Modules print with `/* ty=... */` wherever type inference has run, as Relay's do.
+//
+// The `// [tag]` lines mark the regions docs/tutorial_pass_infra.md quotes;
+// scripts/check_docs.sh (ctest docs.check) keeps the two identical.
+// [setup]
 #include <iostream>
 #include <string>
 
@@ -24,7 +28,9 @@ using tinyir::Module;
 using Context = passinfra::PassContext<Module>;
 
 void show(const Module& mod) { std::cout << tinyir::print(mod, {.show_types = true}); }
+// [setup]
 
+// [print-ir-instrument]
 // The tutorial's PrintIR instrument: "Print the name of the pass, the IR, only
 // before passes execute."
 struct PrintIRBefore {
@@ -34,18 +40,24 @@ struct PrintIRBefore {
     show(mod);
   }
 };
+// [print-ir-instrument]
 
 }  // namespace
 
 int main() {
+  // [log-lines]
   // PrintIR (the pass) writes the module to the log at INFO; show it.
   tutorial::LogLines log_lines(std::cout);
+  // [log-lines]
 
   tutorial::section("Create An Example Relay Program");
+  // [example]
   Module mod = tinyir::example();
   show(mod);
+  // [example]
 
   tutorial::section("Manually Apply Optimization Passes");
+  // [manual]
   // Constant folding works at the function level: every function of the module
   // is folded, then InferType runs (the FunctionPass follow-up).
   tinyir::FoldConstant fold_const;
@@ -59,15 +71,19 @@ int main() {
   // fuse_opt_level 0: no operators are fused; each is its own Primitive function.
   mod = tinyir::FuseOps{0}(mod);
   show(mod);
+  // [manual]
 
   tutorial::section("Use Sequential to Apply a Sequence of Passes");
+  // [sequential]
   mod = tinyir::example();
   passinfra::Sequential seq{tinyir::FoldConstant{}, tinyir::EliminateCommonSubexpr{}, tinyir::FuseOps{2}};
   // At the default opt_level 2, EliminateCommonSubexpr (opt_level 3) is skipped:
   // the two identical additions stay.
   Module mod1 = seq(mod);
   show(mod1);
+  // [sequential]
 
+  // [opt-level-3]
   // At opt_level 3 it runs (after InferType, which it requires): one addition is kept.
   Module mod2;
   {
@@ -76,13 +92,17 @@ int main() {
     mod2 = seq(mod);
   }
   show(mod2);
+  // [opt-level-3]
 
+  // [disabled]
   // disabled_pass, like -fno-xxx: the two identical additions are back.
   Context no_cse({.opt_level = 3, .disabled_pass = {"EliminateCommonSubexpr"}});
   Module mod3 = no_cse.with([&] { return seq(mod); });
   show(mod3);
+  // [disabled]
 
   tutorial::section("Implement a Pass Using a Lambda");
+  // [custom-pass]
   // The tutorial's CustomPipeline (a function pass at opt_level 1): every constant
   // c becomes multiply(3f, c). A function pass runs InferType after it, as Relay's do.
   const float multiplier = 3.0f;
@@ -94,8 +114,10 @@ int main() {
   mod = tinyir::example();
   Module mod4 = custom_pass(mod);
   show(mod4);
+  // [custom-pass]
 
   tutorial::section("Debug a Pass");
+  // [debug]
   // PrintIR after FoldConstant dumps the module (to the log, at INFO) once
   // FoldConstant is done; the PrintIRBefore instrument prints every pass and its
   // input before it runs (FuseOps() fuses at the context's opt_level, 3).
@@ -109,6 +131,7 @@ int main() {
     mod = debug_seq(mod);
   }
   show(mod);
+  // [debug]
   std::cout << "done\n";
   return 0;
 }

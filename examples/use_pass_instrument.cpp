@@ -11,6 +11,9 @@
 // deterministic (timing numbers vary). passinfra's INFO lines -- the notes
 // written when an instrument fails, as TVM's LOG(INFO) writes them -- go to
 // stderr, where TVM writes them too.
+//
+// The `// [tag]` lines mark the regions docs/tutorial_pass_instrument.md quotes;
+// scripts/check_docs.sh (ctest docs.check) keeps the two identical.
 #include <cstdint>
 #include <functional>
 #include <iostream>
@@ -68,6 +71,7 @@ class RelayCallNodeDiffer {
 
   std::string_view name() const { return "RelayCallNodeDiffer"; }
 
+  // [differ-hooks]
   void enter_pass_ctx() {
     op_diff_.clear();
     op_cnt_before_stack_.clear();
@@ -90,6 +94,7 @@ class RelayCallNodeDiffer {
     OpCounts op_diff = diff(count_nodes(mod), op_to_cnt_before);
     if (!op_diff.empty()) op_diff_.push_back({cur_depth, std::string(info.name), std::move(op_diff)});
   }
+  // [differ-hooks]
 
   const std::vector<PassDiff>& get_pass_to_op_diff() const { return op_diff_; }
 
@@ -145,6 +150,7 @@ struct ValueError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// [example-instruments]
 // Instruments printing "<name> <hook>" in every hook.
 class PassExampleBase {
  public:
@@ -192,29 +198,37 @@ struct PassBadRunBefore : PassExampleBase {
     throw ValueError(name_ + " bad run_before_pass");
   }
 };
+// [example-instruments]
 
+// [make-instrument]
 // An instrument owned by the list that holds it, as the tutorial creates them inline.
 template <class T>
 AnyInstrument<Module> make(std::string name) {
   return passinfra::make_instrument<Module, T>(std::move(name));
 }
+// [make-instrument]
 
 void catching(const ValueError& ex) { std::cout << "Catching ValueError: " << ex.what() << '\n'; }
 
 }  // namespace
 
 int main() {
+  // [log-lines]
   // The notes passinfra writes when an instrument fails (SPEC §5) are INFO lines;
   // TVM writes them with LOG(INFO), to stderr. Show them there.
   tutorial::LogLines log_lines(std::cerr);
+  // [log-lines]
   bool ok = true;
 
   tutorial::section("Create An Example Relay Program");
+  // [resnet]
   // ResNet-18 as relay.testing.resnet builds it: batch 1, 3x224x224, weights as parameters.
   Module relay_mod = tinyir::resnet18(/*bind_params=*/false);
   std::cout << "Printing the IR module...\n" << tinyir::print(relay_mod, {.show_metadata = false});
+  // [resnet]
 
   tutorial::section("Create PassContext With Instruments");
+  // [timing-scope]
   // TVM's FoldScaleAxis is Sequential([BackwardFoldScaleAxis, ForwardFoldScaleAxis,
   // FoldConstant], "FoldScaleAxis") at opt_level 3; its two scale-axis passes
   // (opt_level 3) are skipped at the default opt_level 2, so what runs there is
@@ -232,8 +246,10 @@ int main() {
     profiles = timing_inst.render();
   }
   std::cout << "Printing results of timing profile...\n" << profiles;
+  // [timing-scope]
 
   tutorial::section("Use Current PassContext With Instruments");
+  // [override]
   // override_instruments runs exit_pass_ctx of the instruments already there, then
   // installs the new ones and runs their enter_pass_ctx.
   Context& cur_pass_ctx = Context::current();
@@ -242,7 +258,9 @@ int main() {
   relay_mod = fold_scale_axis(relay_mod);
   profiles = timing_inst.render();
   std::cout << "Printing results of timing profile...\n" << profiles;
+  // [override]
 
+  // [override-clear]
   // An empty list clears the instruments. PassTimingInstrument's exit_pass_ctx
   // discards its profiles, so render() gives "" (and logs "no passes have been
   // profiled, did you enable pass profiling?" as a WARNING).
@@ -251,8 +269,10 @@ int main() {
   std::cout << "After override_instruments([]), render() returns "
             << (profiles.empty() ? "an empty string" : "profiles!") << "\n";
   ok = ok && profiles.empty();
+  // [override-clear]
 
   tutorial::section("Apply Passes and Multiple Instrument Classes");
+  // [multiple]
   // Instruments run in list order; timing_inst comes after call_node_inst, so the
   // time of call_node_inst's run_before_pass is left out of each pass's time and
   // that of its run_after_pass is counted in.
@@ -273,8 +293,10 @@ int main() {
 
   std::cout << "Printing the change in number of occurrences of each operator caused by each pass...\n"
             << pformat(call_node_inst.get_pass_to_op_diff()) << '\n';
+  // [multiple]
 
   tutorial::section("Exception Handling");
+  // [bad-enter]
   // If enter_pass_ctx throws, instrumentation is disabled and the instruments
   // that entered (PassFine_0) are exited.
   {
@@ -290,7 +312,9 @@ int main() {
     // The instruments were cleared: nothing is printed.
     demo_ctx.override_instruments({});
   }
+  // [bad-enter]
 
+  // [bad-exit]
   // If exit_pass_ctx throws, instrumentation is disabled and the exception
   // propagates: PassFine_1's exit_pass_ctx does not run.
   {
@@ -303,7 +327,9 @@ int main() {
       catching(ex);
     }
   }
+  // [bad-exit]
 
+  // [bad-run-before]
   // Exceptions in should_run, run_before_pass and run_after_pass are not handled:
   // the scope exits the context on the way out, so every exit_pass_ctx runs.
   {
@@ -319,7 +345,9 @@ int main() {
     // Instrumentation was not disabled: override_instruments runs the old exits again.
     demo_ctx.override_instruments({});
   }
+  // [bad-run-before]
 
+  // [no-scope]
   // Without a scope, nothing exits the context: on the current context, no
   // exit_pass_ctx runs after the exception...
   {
@@ -335,5 +363,6 @@ int main() {
     // ...until the instruments are cleared.
     cur.override_instruments({});
   }
+  // [no-scope]
   return ok ? 0 : 1;
 }

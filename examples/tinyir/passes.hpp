@@ -33,6 +33,9 @@
 //
 // This header is the bridge between tinyir and passinfra; tinyir/tinyir.hpp does
 // not include it, so the IR itself stays usable without passinfra.
+//
+// The `// [tag]` lines mark the regions the tutorials in docs/ quote
+// (scripts/check_docs.sh, ctest docs.check, keeps them identical).
 #pragma once
 
 #include <cstdint>
@@ -67,6 +70,7 @@ struct InferType : passinfra::CallablePass<InferType> {
 
 namespace passinfra {
 
+// [ir-traits]
 // What passinfra needs to know about tinyir (see passinfra/core/ir_traits.hpp).
 template <>
 struct ir_traits<tinyir::Module> {
@@ -90,6 +94,7 @@ struct ir_traits<tinyir::Module> {
 
   static tinyir::Module parse(std::string_view text, std::string_view source) { return tinyir::parse(text, source); }
 };
+// [ir-traits]
 
 }  // namespace passinfra
 
@@ -117,6 +122,7 @@ struct FoldConstant : passinfra::CallablePass<FoldConstant> {
   }
 };
 
+// [eliminate-common-subexpr]
 // EliminateCommonSubexpr: merges equal calls (eliminate_common_subexpr.hpp).
 struct EliminateCommonSubexpr : passinfra::CallablePass<EliminateCommonSubexpr> {
   static constexpr passinfra::PassInfo info{"EliminateCommonSubexpr", 3};
@@ -127,6 +133,7 @@ struct EliminateCommonSubexpr : passinfra::CallablePass<EliminateCommonSubexpr> 
         info, std::move(m), ctx, [](const Function& fn, const Module& mod) { return eliminate_common_subexpr(fn, mod); });
   }
 };
+// [eliminate-common-subexpr]
 
 // DeadCodeElimination: drops unused let bindings (dead_code_elimination.hpp).
 struct DeadCodeElimination : passinfra::CallablePass<DeadCodeElimination> {
@@ -210,6 +217,7 @@ struct ConvertLayout : passinfra::CallablePass<ConvertLayout> {
   }
 };
 
+// [annotate-spans]
 // AnnotateSpans: the module printed and parsed back with source "GeneratedSource",
 // so every node carries a span into that text; then InferType, run as a nested
 // pass under the same context (Relay's parser type-checks what it parsed).
@@ -224,6 +232,7 @@ struct AnnotateSpans : passinfra::CallablePass<AnnotateSpans> {
     return passinfra::run(InferType{}, std::move(annotated), ctx);
   }
 };
+// [annotate-spans]
 
 // PrintIR(header): passinfra's PrintIR pass ("PrintIR(<header>):" and the module, at INFO).
 using PrintIR = passinfra::PrintIR;
