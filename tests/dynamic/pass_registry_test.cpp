@@ -223,7 +223,7 @@ TEST_CASE("PassRegistry: an unknown name names the input, says a registered name
   Registry empty;
   const auto msg2 = error_of([&] { (void)empty.create("InferType"); });
   CHECK(has(msg2, "unknown pass name 'InferType'"));
-  CHECK(has(msg2, "no names is registered"));
+  CHECK(has(msg2, "no names are registered"));
   CHECK_THROWS_AS((void)reg.options("Nope"), passinfra::Error);
 }
 

@@ -151,7 +151,7 @@ std::vector<BadInput> table() {
         Ctx ctx({.config = {{"reliability.bad.max_depth", std::int64_t{3}}}});
         (void)ctx.get_config<bool>("reliability.bad.max_depth", false);
       },
-      {"get_config: key 'reliability.bad.max_depth'", "integer", "read as bool"});
+      {"get_config: key 'reliability.bad.max_depth'", "integer", "read as a bool"});
   add("empty config key registered", [] { passinfra::register_config_option<bool>(""); },
       {"register_config_option", "the key is empty", "expected a non-empty name"});
   add("config key registered with another type",

@@ -1,10 +1,6 @@
-// Known defects found by the reliability work (issue 7), one test each.
-//
-// Every test here states the correct behaviour and FAILS on the current
-// library. Each is marked `* doctest::should_fail()` so the suite stays green
-// until its fix lands; the fix must remove the decorator (doctest then reports
-// a decorated test that passes as a failure, so a fix cannot go unnoticed).
-// The defects and the proposed patches are described in the issue 7 report.
+// Regressions: one test per defect the reliability work (issue 7: fuzzing,
+// the property test, review) found. Each test states the correct behaviour;
+// each failed before its fix landed (the fix is named in the comment).
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -72,8 +68,8 @@ struct Leveled {
 // stack; far fewer under ASan or on a thread with a small stack -- overflows the
 // stack (SIGSEGV) instead of throwing passinfra::Error. to_string,
 // build_pipeline, running and destroying the tree recurse the same way.
-TEST_CASE("known defect: deeply nested pipeline text overflows the stack instead of throwing passinfra::Error" *
-          doctest::should_fail()) {
+// Fix: the parser stops at max_pipeline_depth (256) levels with an Error.
+TEST_CASE("regression: deeply nested pipeline text is an Error, not a stack overflow") {
   for (const std::string open : {"sequential(", "a("}) {
     CAPTURE(open);
     const int status = in_child([&] {
@@ -98,6 +94,8 @@ TEST_CASE("known defect: deeply nested pipeline text overflows the stack instead
 // shared_ptr): the instrument object is freed under its own member function --
 // heap-use-after-free as soon as the hook touches a member afterwards (ASan
 // reports it). SPEC §2 allows override_instruments on any context, entered or not.
+// Fix: DynamicInstruments keeps replaced items alive until every hook phase over
+// the list has ended, and the phase stops at the hook that replaced the list.
 namespace {
 struct SwitchesItselfOff {
   EventLog* log = nullptr;
@@ -110,8 +108,7 @@ struct SwitchesItselfOff {
 };
 }  // namespace
 
-TEST_CASE("known defect: an instrument that calls override_instruments from its hook is destroyed while the hook runs" *
-          doctest::should_fail()) {
+TEST_CASE("regression: an instrument that calls override_instruments from its hook outlives the hook") {
   EventLog log;
   auto owned = std::make_shared<SwitchesItselfOff>();
   owned->log = &log;
@@ -127,8 +124,8 @@ TEST_CASE("known defect: an instrument that calls override_instruments from its 
 // option or config value read as a narrower integer type is silently truncated
 // (static_cast): FuseOps(fuse_opt_level=4294967297) runs with level 1, and -1
 // read as unsigned is 4294967295. Bad input must be an Error naming the key.
-TEST_CASE("known defect: an integer option or config value out of the range of the type read is silently truncated" *
-          doctest::should_fail()) {
+// Fix: both read through detail::read_config_value, which checks the range.
+TEST_CASE("regression: an integer option or config value outside the range of the type read is an Error") {
   passinfra::PassRegistry<TestIR> reg;
   reg.add("Leveled", [](const PassOptions& o) { return Leveled{passinfra::get_option<int>(o, "level")}; },
           {{"level", passinfra::ConfigType::integer, std::int64_t{0}}});
@@ -146,7 +143,8 @@ TEST_CASE("known defect: an integer option or config value out of the range of t
 // Defect 4 (error.hpp): error messages quote the input verbatim, and what() is a
 // C string: a NUL byte in a pass name, option key or config key ends the
 // message there -- what was expected and the suggestions are lost.
-TEST_CASE("known defect: a NUL byte in the input cuts the error message short" * doctest::should_fail()) {
+// Fix: Error writes a NUL as the two characters \0.
+TEST_CASE("regression: a NUL byte in the input does not cut the error message short") {
   passinfra::PassRegistry<TestIR> reg;
   reg.add<TestPass<"FoldConstant">>();
   const std::string name("Fold\0Constant", 13);
@@ -160,8 +158,8 @@ TEST_CASE("known defect: a NUL byte in the input cuts the error message short" *
 // non-finite double option prints as text that does not parse ("Opts(d=inf)"),
 // breaking "parse(print(p)) prints the same text"; like an unspellable name,
 // it should be an Error.
-TEST_CASE("known defect: print_pipeline writes non-finite doubles as text that does not parse" *
-          doctest::should_fail()) {
+// Fix: RegistryPass::text() throws an Error naming the option.
+TEST_CASE("regression: print_pipeline refuses non-finite doubles instead of writing text that does not parse") {
   passinfra::PassRegistry<TestIR> reg;
   reg.add("Opts", [](const PassOptions&) { return Leveled{}; }, {{"d", passinfra::ConfigType::floating, 0.0}});
   for (const double d : {INFINITY, -INFINITY, NAN}) {
@@ -178,10 +176,98 @@ TEST_CASE("known defect: print_pipeline writes non-finite doubles as text that d
 
 // Defect 6 (config.hpp, suggest.hpp; cosmetic): "was given a integer",
 // "holds a integer", "no names is registered".
-TEST_CASE("known defect: error messages say 'a integer' and 'no names is registered'" * doctest::should_fail()) {
+TEST_CASE("regression: error messages say 'an integer' and 'no names are registered'") {
   passinfra::register_config_option<bool>("reliability.defects.flag");
   CHECK_THROWS_WITH_AS(Ctx({.config = {{"reliability.defects.flag", std::int64_t{1}}}}),
                        doctest::Contains("given an integer"), passinfra::Error);
   passinfra::PassRegistry<TestIR> empty;
   CHECK_THROWS_WITH_AS((void)empty.create("X"), doctest::Contains("no names are registered"), passinfra::Error);
+}
+
+// Defect 2, the rest of it: a hook that installs a NON-empty list ends the
+// hook phase it is part of (the old instruments were exited and get nothing
+// more); the new instruments take part from the next phase on. An outer
+// phase over the same list (a hook that runs a pass) keeps its instrument
+// alive too, until it ends.
+namespace {
+struct Installs {
+  EventLog* log = nullptr;
+  std::vector<AnyInstrument<TestIR>> next;
+  ~Installs() { log->add("Installs destroyed"); }
+  void run_before_pass(const TestIR&, const passinfra::PassInfo& info) {
+    EventLog* const events = log;
+    if (info.name != std::string_view("P")) return;
+    Ctx::current().override_instruments(std::move(next));
+    events->add("Installs returned");
+  }
+};
+struct Named {
+  EventLog* log = nullptr;
+  std::string name;
+  void run_before_pass(const TestIR&, const passinfra::PassInfo& info) {
+    log->add(name + ".before(" + std::string(info.name) + ")");
+  }
+  void exit_pass_ctx() { log->add(name + ".exit"); }
+};
+}  // namespace
+
+TEST_CASE("regression: a hook that installs a new list ends its phase; the new list starts with the next phase") {
+  EventLog log;
+  auto installs = std::make_shared<Installs>();
+  installs->log = &log;
+  installs->next = {passinfra::make_instrument<TestIR, Named>(Named{&log, "New"})};
+  Ctx::current().override_instruments({AnyInstrument<TestIR>(std::move(installs)),
+                                       passinfra::make_instrument<TestIR, Named>(Named{&log, "Old"})});
+  const TestIR out = passinfra::DynamicSequential<TestIR>{TestPass<"P">{}, TestPass<"Q">{}}(TestIR{&log});
+  CHECK(out.trail == std::vector<std::string>{"P", "Q"});
+  CHECK(join(log.events, " / ") ==
+        "Old.before(sequential) / Old.exit / Installs returned / Installs destroyed / P / New.before(Q) / Q");
+  Ctx::current().override_instruments({});
+  CHECK(log.events.back() == "New.exit");
+}
+
+namespace {
+// Runs a nested pass from its hook; the nested pass's hook switches the list off.
+struct RunsNested {
+  EventLog* log = nullptr;
+  ~RunsNested() { log->add("RunsNested destroyed"); }
+  void run_before_pass(const TestIR& ir, const passinfra::PassInfo& info) {
+    EventLog* const events = log;
+    if (info.name != std::string_view("sequential")) return;
+    (void)passinfra::run(TestPass<"Nested">{}, ir, Ctx::current());
+    events->add("RunsNested returned");
+  }
+};
+struct OffAtNested {
+  EventLog* log = nullptr;
+  ~OffAtNested() { log->add("OffAtNested destroyed"); }
+  void run_before_pass(const TestIR&, const passinfra::PassInfo& info) {
+    if (info.name == std::string_view("Nested")) Ctx::current().override_instruments({});
+  }
+};
+}  // namespace
+
+TEST_CASE("regression: a list replaced inside a nested hook phase lives until the outer phase ends") {
+  EventLog log;
+  auto outer = std::make_shared<RunsNested>();
+  outer->log = &log;
+  auto inner = std::make_shared<OffAtNested>();
+  inner->log = &log;
+  Ctx::current().override_instruments(
+      {AnyInstrument<TestIR>(std::move(outer)), AnyInstrument<TestIR>(std::move(inner))});
+  const TestIR out = passinfra::DynamicSequential<TestIR>{TestPass<"P">{}}(TestIR{&log});
+  CHECK(out.trail == std::vector<std::string>{"P"});
+  const std::string events = join(log.events, " / ");
+  // Both instruments die only after the outer hook returned, before P runs.
+  CHECK(events.find("RunsNested returned") < events.find("RunsNested destroyed"));
+  CHECK(events.find("RunsNested returned") < events.find("OffAtNested destroyed"));
+  CHECK(events.find("OffAtNested destroyed") < events.find("/ P"));
+  CHECK(Ctx::current().instruments().empty());
+}
+
+TEST_CASE("regression: pipeline text nests up to max_pipeline_depth passes and no deeper") {
+  const auto nest = [](std::size_t depth) { return nested("sequential(", static_cast<int>(depth)); };
+  CHECK_NOTHROW((void)passinfra::parse_pipeline_syntax(nest(passinfra::max_pipeline_depth)));
+  CHECK_THROWS_WITH_AS((void)passinfra::parse_pipeline_syntax(nest(passinfra::max_pipeline_depth + 1)),
+                       doctest::Contains("column 2817: passes nested more than 256 levels deep"), passinfra::Error);
 }

@@ -11,16 +11,23 @@
 // registered_config_options()       all options, sorted by key
 // validate_config(config)           throws Error: unknown key (with the closest keys) or wrong type
 // config_get<T>(config, key, default)
+// format_option_value(value)        a ConfigValue as pipeline text: 2, -1.5, true, "s", ["a","b"]
 //
 // Options are process-wide, registered by key with a value type. A context
 // validates its config when it is constructed; reading an option that was
 // not set returns the default given by the reader. An integer given for a
-// floating option is converted; no other conversion happens.
+// floating option is converted; no other conversion happens. Reading an
+// integer as a narrower integer type (or a double as float) checks the
+// range: a value the type cannot hold is an Error naming the key, never a
+// silently truncated number.
 #pragma once
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <concepts>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <string>
@@ -143,6 +150,114 @@ inline std::vector<ConfigOption> registered_config_options() {
   return out;
 }
 
+namespace detail {
+
+// "an integer", "a string", ...
+inline std::string type_with_article(ConfigType type) {
+  return (type == ConfigType::integer ? "an " : "a ") + std::string(to_string(type));
+}
+
+// The shortest text that reads back as `value`, always with a '.' or an
+// exponent ("inf" and "nan" have no pipeline spelling; print_pipeline refuses them).
+inline std::string format_double(double value) {
+  char buffer[40];
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+  std::string out(buffer, result.ptr);
+  if (out.find_first_of(".eEn") == std::string::npos) out += ".0";
+  return out;
+}
+
+// "text" with \" \\ \n \t \r escaped.
+inline std::string quote(std::string_view text) {
+  std::string out = "\"";
+  for (char c : text) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default: out += c;
+    }
+  }
+  return out + "\"";
+}
+
+}  // namespace detail
+
+// format_option_value(value): the value as pipeline text reads it back.
+inline std::string format_option_value(const ConfigValue& value) {
+  switch (config_type_of(value)) {
+    case ConfigType::boolean: return std::get<bool>(value) ? "true" : "false";
+    case ConfigType::integer: return std::to_string(std::get<std::int64_t>(value));
+    case ConfigType::floating: return detail::format_double(std::get<double>(value));
+    case ConfigType::string: return detail::quote(std::get<std::string>(value));
+    case ConfigType::string_list: {
+      std::string out = "[";
+      for (const auto& s : std::get<StringList>(value)) {
+        if (out.size() > 1) out += ',';
+        out += detail::quote(s);
+      }
+      return out + "]";
+    }
+  }
+  return {};
+}
+
+namespace detail {
+
+// read_config_value<T>(value, reader, key): the value as a T, for config_get
+// and get_option. An integer reads as any integer type that holds it and as
+// any floating type; a double as any floating type that holds it (a finite
+// double beyond float's range is an Error). Errors say
+//   <reader> '<key>' holds an integer, but was read as a string
+//   <reader> '<key>' holds -1, which is outside the range of the type it was read as (0 to 4294967295)
+template <class T>
+T read_config_value(const ConfigValue& value, std::string_view reader, std::string_view key) {
+  constexpr ConfigType want = config_type_of<T>();
+  const ConfigType have = config_type_of(value);
+  auto where = [&] { return std::string(reader) + " '" + std::string(key) + "'"; };
+  auto out_of_range = [&](const std::string& min, const std::string& max) {
+    return Error(where() + " holds " + format_option_value(value) +
+                 ", which is outside the range of the type it was read as (" + min + " to " + max + ")");
+  };
+  if constexpr (want == ConfigType::floating) {
+    if (have == ConfigType::integer) return static_cast<T>(std::get<std::int64_t>(value));
+  }
+  if (have != want) {
+    throw Error(where() + " holds " + type_with_article(have) + ", but was read as " + type_with_article(want));
+  }
+  if constexpr (want == ConfigType::integer) {
+    const std::int64_t v = std::get<std::int64_t>(value);
+    using Limits = std::numeric_limits<T>;
+    bool fits = false;
+    if constexpr (std::is_signed_v<T>) {
+      fits = v >= static_cast<std::int64_t>(Limits::min()) && v <= static_cast<std::int64_t>(Limits::max());
+    } else {
+      fits = v >= 0 && static_cast<std::uint64_t>(v) <= static_cast<std::uint64_t>(Limits::max());
+    }
+    if (!fits) {
+      throw out_of_range(std::to_string(+Limits::min()), std::to_string(+Limits::max()));
+    }
+    return static_cast<T>(v);
+  } else if constexpr (want == ConfigType::floating) {
+    const double v = std::get<double>(value);
+    if constexpr (sizeof(T) < sizeof(double)) {
+      if (std::isfinite(v) && std::fabs(v) > static_cast<double>(std::numeric_limits<T>::max())) {
+        throw out_of_range(format_double(-static_cast<double>(std::numeric_limits<T>::max())),
+                           format_double(static_cast<double>(std::numeric_limits<T>::max())));
+      }
+    }
+    return static_cast<T>(v);
+  } else if constexpr (want == ConfigType::string) {
+    return T(std::get<std::string>(value));
+  } else {
+    return std::get<static_cast<std::size_t>(want)>(value);
+  }
+}
+
+}  // namespace detail
+
 // validate_config(config): every key registered, every value of its type.
 // Integers given for floating options are converted in place.
 inline void validate_config(Config& config) {
@@ -162,7 +277,8 @@ inline void validate_config(Config& config) {
       entry.value = static_cast<double>(std::get<std::int64_t>(entry.value));
     } else if (expected != given) {
       throw Error("config key '" + entry.key + "' expects a value of type " + std::string(to_string(expected)) +
-                  ", but was given a value of type " + std::string(to_string(given)));
+                  ", but was given " + detail::type_with_article(given) + " (" + format_option_value(entry.value) +
+                  ")");
     }
   }
 }
@@ -170,26 +286,8 @@ inline void validate_config(Config& config) {
 // config_get<T>(config, key, default): the value set for key, or default.
 template <class T>
 T config_get(const Config& config, std::string_view key, T default_value) {
-  constexpr ConfigType want = config_type_of<T>();
   for (auto it = config.rbegin(); it != config.rend(); ++it) {
-    if (it->key != key) continue;
-    const ConfigType have = config_type_of(it->value);
-    if constexpr (want == ConfigType::floating) {
-      if (have == ConfigType::integer) return static_cast<T>(std::get<std::int64_t>(it->value));
-    }
-    if (have != want) {
-      throw Error("get_config: key '" + std::string(key) + "' holds a " + std::string(to_string(have)) +
-                  ", but was read as " + std::string(to_string(want)));
-    }
-    if constexpr (want == ConfigType::integer) {
-      return static_cast<T>(std::get<std::int64_t>(it->value));
-    } else if constexpr (want == ConfigType::floating) {
-      return static_cast<T>(std::get<double>(it->value));
-    } else if constexpr (want == ConfigType::string) {
-      return T(std::get<std::string>(it->value));
-    } else {
-      return std::get<static_cast<std::size_t>(want)>(it->value);
-    }
+    if (it->key == key) return detail::read_config_value<T>(it->value, "get_config: key", key);
   }
   return default_value;
 }

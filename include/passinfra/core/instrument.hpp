@@ -20,6 +20,7 @@
 #include <functional>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 
 #include "passinfra/core/pass_info.hpp"
 #include "passinfra/detail/type_name.hpp"
@@ -54,10 +55,12 @@ concept InstrumentFor = HasEnterPassCtx<I> || HasExitPassCtx<I> || HasShouldRun<
 // InstrumentList<L>: a list of instruments whose contents change at run time.
 // An InstrumentSet treats each item as one instrument at that position.
 template <class L>
-concept InstrumentList = requires(L& list) {
+concept InstrumentList = requires(L& list, typename L::list_type items) {
   typename L::instrument_list_tag;
   list.items();
   list.take_items();
+  list.replace(std::move(items));
+  list.begin_phase().replaced();
 };
 
 namespace detail {

@@ -263,22 +263,27 @@ class InstrumentSet {
       if constexpr (has_static_instruments) cleared_.value = true;
       boost::hana::for_each(items_, [](auto& stored) {
         auto& element = detail::unwrap(stored);
-        if constexpr (InstrumentList<U<decltype(element)>>) (void)element.take_items();
+        if constexpr (InstrumentList<U<decltype(element)>>) element.replace({});
       });
     }
   }
 
   // for_each_instrument(f): f(instrument, position) for every instrument, in
-  // order, items of run-time lists in place. Items are re-read by index, so a
-  // list that shrinks during a call is not overrun.
+  // order, items of run-time lists in place. A run-time list replaced by one
+  // of its own hooks ends its part of the walk there (its old items stay
+  // alive until the walk is over; see DynamicInstruments).
   template <class F>
   PASSINFRA_ALWAYS_INLINE void for_each_instrument(F&& f) {
     [[maybe_unused]] std::size_t position = 0;
     detail::for_each_element<sizeof...(Is)>(items_, [&](auto& stored) PASSINFRA_LAMBDA_INLINE {
       auto& element = detail::unwrap(stored);
       if constexpr (InstrumentList<U<decltype(element)>>) {
+        const auto phase = element.begin_phase();
         auto& list = element.items();
-        for (std::size_t i = 0; i < list.size(); ++i) f(list[i], position++);
+        for (std::size_t i = 0; i < list.size(); ++i) {
+          f(list[i], position++);
+          if (phase.replaced()) [[unlikely]] break;
+        }
       } else {
         f(element, position++);
       }

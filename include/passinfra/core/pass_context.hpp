@@ -260,7 +260,7 @@ class PassContext {
     requires InstrumentList<Instruments>
   {
     instruments_.exit_pass_ctx(false);
-    instruments().items() = std::move(list);
+    instruments().replace(std::move(list));
     instruments_.enter_pass_ctx();
   }
 

@@ -3,7 +3,7 @@
 // edit_distance(a, b)                      Levenshtein distance, ASCII case-insensitive
 // closest_names(input, candidates, n)      up to n candidates nearest to input, nearest first
 // suggestion_text(input, candidates, what) "; the closest registered <what>: 'a', 'b'" or
-//                                          "; no <what> is registered"
+//                                          "; no <what> are registered" (what: a plural noun)
 #pragma once
 
 #include <algorithm>
@@ -58,7 +58,7 @@ std::vector<std::string> closest_names(std::string_view input, const Range& cand
 template <class Range>
 std::string suggestion_text(std::string_view input, const Range& candidates, std::string_view what) {
   auto names = closest_names(input, candidates);
-  if (names.empty()) return "; no " + std::string(what) + " is registered";
+  if (names.empty()) return "; no " + std::string(what) + " are registered";
   std::string out = "; the closest registered " + std::string(what) + ": ";
   for (std::size_t i = 0; i < names.size(); ++i) {
     if (i) out += ", ";

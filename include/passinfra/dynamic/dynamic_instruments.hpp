@@ -2,16 +2,29 @@
 //
 // DynamicInstruments<IR>              a list of AnyInstrument<IR>, in order
 // PassContext<IR>                     = PassContext<IR, DynamicInstruments<IR>> (core/pass_context.hpp)
-// list.items() / take_items()         the list; take_items() empties it
+// list.items()                        the list
+// list.replace(new_list)              installs new_list (override_instruments, clearing)
+// list.take_items()                   empties the list and returns what it held
+// list.begin_phase() -> Phase         marks a hook phase over the list (InstrumentSet does this)
 //
 // Inside an InstrumentSet (`InstrumentSet<Timing&, DynamicInstruments<IR>>`)
 // the items stand where the list stands, one position each, for every rule
 // of SPEC §5. As a context's Instruments (PassContext<IR>), clearing the
 // instruments (SPEC §5.1/§5.2) empties the list, and override_instruments
 // installs a new one.
+//
+// A hook may replace the list it is called from (override_instruments on its
+// own context, say to switch instrumentation off after some pass), even when
+// the list owns the hook's own instrument. Then:
+//  * the hook phase that was running stops after that hook: the replaced
+//    instruments have been exited and get no further hook; the new ones take
+//    part from the next hook phase on;
+//  * the replaced items stay alive until every hook phase over the list has
+//    ended, so no instrument is destroyed while one of its hooks runs.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <initializer_list>
 #include <utility>
 #include <vector>
@@ -27,19 +40,66 @@ class DynamicInstruments {
   using instrument_type = AnyInstrument<IR>;
   using list_type = std::vector<AnyInstrument<IR>>;
 
+  // Phase: while one exists, replaced items are kept alive; replaced() says
+  // whether the list was replaced since the phase began.
+  class [[nodiscard]] Phase {
+   public:
+    Phase(const Phase&) = delete;
+    Phase& operator=(const Phase&) = delete;
+    ~Phase() {
+      if (--list_.phases_ == 0 && !list_.retired_.empty()) [[unlikely]] list_.retired_.clear();
+    }
+    bool replaced() const noexcept { return list_.generation_ != generation_; }
+
+   private:
+    friend class DynamicInstruments;
+    explicit Phase(DynamicInstruments& list) noexcept : list_(list), generation_(list.generation_) {
+      ++list.phases_;
+    }
+    DynamicInstruments& list_;
+    std::uint64_t generation_;
+  };
+
   DynamicInstruments() = default;
   DynamicInstruments(std::initializer_list<AnyInstrument<IR>> instruments) : items_(instruments) {}
   explicit DynamicInstruments(list_type instruments) : items_(std::move(instruments)) {}
 
   list_type& items() noexcept { return items_; }
   const list_type& items() const noexcept { return items_; }
-  list_type take_items() noexcept { return std::exchange(items_, list_type{}); }
+
+  // replace(list): install `list`; the old items die now, or when the last
+  // running hook phase ends (see the header comment).
+  void replace(list_type list) noexcept {
+    list_type old = std::exchange(items_, std::move(list));
+    ++generation_;
+    if (phases_ > 0) retire(std::move(old));
+  }
+
+  // take_items(): the items, leaving the list empty. The caller keeps them alive.
+  list_type take_items() noexcept {
+    ++generation_;
+    return std::exchange(items_, list_type{});
+  }
+
+  Phase begin_phase() noexcept { return Phase(*this); }
 
   std::size_t size() const noexcept { return items_.size(); }
   bool empty() const noexcept { return items_.empty(); }
 
  private:
+  void retire(list_type old) noexcept {
+    if (old.empty()) return;
+    try {
+      retired_.push_back(std::move(old));
+    } catch (...) {
+      // Out of memory: `old` dies here, as it would have without a phase.
+    }
+  }
+
   list_type items_;
+  std::vector<list_type> retired_;
+  std::uint64_t generation_ = 0;
+  std::size_t phases_ = 0;
 };
 
 }  // namespace passinfra

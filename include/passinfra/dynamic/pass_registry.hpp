@@ -3,7 +3,6 @@
 // PassOptions                                 ordered key -> ConfigValue: the options a pass is created with
 // PassOptionSpec{key, type, default_value}    one option a factory takes; without a default it must be given
 // get_option<T>(options, key)                 an option's value inside a factory (Error if unset or of another type)
-// format_option_value(value)                  a ConfigValue as pipeline text: 2, -1.5, true, "s", ["a","b"]
 // is_pipeline_name(name)                      name matches [A-Za-z_][A-Za-z0-9_.]* (what pipeline text can spell)
 // RegistryPass<IR>                            a created pass plus the name and options it was created with
 // PassRegistry<IR>                            the registry, thread-safe:
@@ -34,7 +33,7 @@
 // registry's lock, so a factory may create other registered passes.
 #pragma once
 
-#include <charconv>
+#include <cmath>
 #include <concepts>
 #include <cstdint>
 #include <functional>
@@ -44,7 +43,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <system_error>
 #include <type_traits>
 #include <typeinfo>
 #include <utility>
@@ -74,12 +72,6 @@ struct PassOptionSpec {
 
 namespace detail {
 
-// "an integer", "a string", ...
-inline std::string type_with_article(ConfigType type) {
-  const std::string_view name = to_string(type);
-  return (type == ConfigType::integer ? "an " : "a ") + std::string(name);
-}
-
 // The message of a passinfra::Error without its "passinfra: " prefix.
 inline std::string message_of(const std::exception& error) {
   std::string_view what = error.what();
@@ -98,50 +90,7 @@ class PassOptionError : public Error {
   std::string key_;
 };
 
-inline std::string format_double(double value) {
-  char buffer[40];
-  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
-  std::string out(buffer, result.ptr);
-  // Keep it a float when read back ("inf" and "nan" have no pipeline spelling).
-  if (out.find_first_of(".eEn") == std::string::npos) out += ".0";
-  return out;
-}
-
-inline std::string quote(std::string_view text) {
-  std::string out = "\"";
-  for (char c : text) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      default: out += c;
-    }
-  }
-  return out + "\"";
-}
-
 }  // namespace detail
-
-// format_option_value(value): the value as pipeline text reads it back.
-inline std::string format_option_value(const ConfigValue& value) {
-  switch (config_type_of(value)) {
-    case ConfigType::boolean: return std::get<bool>(value) ? "true" : "false";
-    case ConfigType::integer: return std::to_string(std::get<std::int64_t>(value));
-    case ConfigType::floating: return detail::format_double(std::get<double>(value));
-    case ConfigType::string: return detail::quote(std::get<std::string>(value));
-    case ConfigType::string_list: {
-      std::string out = "[";
-      for (const auto& s : std::get<StringList>(value)) {
-        if (out.size() > 1) out += ',';
-        out += detail::quote(s);
-      }
-      return out + "]";
-    }
-  }
-  return {};
-}
 
 // is_pipeline_name(name): [A-Za-z_][A-Za-z0-9_.]*
 constexpr bool is_pipeline_name(std::string_view name) noexcept {
@@ -154,10 +103,10 @@ constexpr bool is_pipeline_name(std::string_view name) noexcept {
 }
 
 // get_option<T>(options, key): the option's value; T as in config_type_of<T>.
-// An integer option reads as any integer type, a double one as any floating type.
+// An integer option reads as any integer type that holds its value, a double
+// one as any floating type (see read_config_value in core/config.hpp).
 template <class T>
 T get_option(const PassOptions& options, std::string_view key) {
-  constexpr ConfigType want = config_type_of<T>();
   const auto it = options.find(key);
   if (it == options.end()) {
     throw Error("get_option: option '" + std::string(key) + "' is not set; expected one of the options given: " +
@@ -167,23 +116,7 @@ T get_option(const PassOptions& options, std::string_view key) {
                   return keys.empty() ? std::string("(none)") : keys;
                 }());
   }
-  const ConfigType have = config_type_of(it->second);
-  if constexpr (want == ConfigType::floating) {
-    if (have == ConfigType::integer) return static_cast<T>(std::get<std::int64_t>(it->second));
-  }
-  if (have != want) {
-    throw Error("get_option: option '" + std::string(key) + "' holds " + detail::type_with_article(have) +
-                ", but was read as " + detail::type_with_article(want));
-  }
-  if constexpr (want == ConfigType::integer) {
-    return static_cast<T>(std::get<std::int64_t>(it->second));
-  } else if constexpr (want == ConfigType::floating) {
-    return static_cast<T>(std::get<double>(it->second));
-  } else if constexpr (want == ConfigType::string) {
-    return T(std::get<std::string>(it->second));
-  } else {
-    return std::get<static_cast<std::size_t>(want)>(it->second);
-  }
+  return detail::read_config_value<T>(it->second, "get_option: option", key);
 }
 
 // RegistryPass<IR>: what PassRegistry::create makes: the factory's pass, and
@@ -213,12 +146,17 @@ class RegistryPass : public CallablePass<RegistryPass<IR>> {
   bool runs_required() const noexcept { return pass_.runs_required(); }
 
   // text(): the pipeline text that creates this pass, e.g. "FuseOps(fuse_opt_level=2)".
+  // An option pipeline text cannot spell (an infinite or NaN double) is an Error.
   std::string text() const {
     std::string out = name_;
     if (options_.empty()) return out;
     out += '(';
     bool first = true;
     for (const auto& [key, value] : options_) {
+      if (const auto* d = std::get_if<double>(&value); d && !std::isfinite(*d)) {
+        throw Error("print_pipeline: option '" + key + "' of '" + name_ + "' is " + format_option_value(value) +
+                    ", which pipeline text cannot spell; expected a finite double");
+      }
       if (!first) out += ',';
       first = false;
       out += key + "=" + format_option_value(value);

@@ -6,6 +6,7 @@
 // parse_pipeline_syntax(text)        text -> PipelineNode: the syntax only, no registry
 // to_string(node)                    a syntax tree as canonical text
 // canonical_pipeline(text)           to_string(parse_pipeline_syntax(text))
+// max_pipeline_depth                 256: how deeply passes may nest in text
 //
 // Grammar (EBNF; whitespace may appear between any two tokens):
 //
@@ -22,6 +23,9 @@
 //   string   := '"' { any character but '"' and '\' | '\"' | '\\' | '\n' | '\t' | '\r' } '"'
 //
 // The elements of a list are strings (a list option is a list of strings).
+// Passes nest at most max_pipeline_depth (256) levels deep; deeper text is an
+// Error at the pass that goes too deep (so parsing, building, printing and
+// running a pipeline never recurse without bound).
 // A key may appear once per pass. `sequential(...)` makes a DynamicSequential
 // of the passes among its items, with the options name="..." and opt_level=N;
 // every other name is created through the registry with its key=value options
@@ -84,6 +88,9 @@ struct PipelineNode {
   std::vector<PipelineOption> options;
   std::vector<PipelineNode> children;
 };
+
+// max_pipeline_depth: how deeply pipeline text may nest passes.
+inline constexpr std::size_t max_pipeline_depth = 256;
 
 namespace detail {
 
@@ -184,6 +191,14 @@ class PipelineParser {
 
   // pass := name [ '(' [ item { ',' item } ] ')' ], at a name.
   PipelineNode parse_pass() {
+    if (++depth_ > max_pipeline_depth) {
+      fail(pos_, "passes nested more than " + std::to_string(max_pipeline_depth) +
+                     " levels deep; expected at most " + std::to_string(max_pipeline_depth) + " levels of nesting");
+    }
+    struct Leave {
+      std::size_t& depth;
+      ~Leave() { --depth; }
+    } leave{depth_};
     PipelineNode node;
     node.column = pos_ + 1;
     node.name = read_name();
@@ -365,6 +380,7 @@ class PipelineParser {
 
   std::string_view text_;
   std::size_t pos_ = 0;
+  std::size_t depth_ = 0;
 };
 
 // Whether an option of a sequential(...) has its default value (and prints as nothing).
