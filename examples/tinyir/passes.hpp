@@ -47,6 +47,7 @@
 
 #include <passinfra/core.hpp>
 #include <passinfra/dynamic.hpp>
+#include <passinfra/ir/annotate_spans.hpp>
 #include <passinfra/ir/print_ir.hpp>
 
 #include "tinyir/ir.hpp"
@@ -218,20 +219,12 @@ struct ConvertLayout : passinfra::CallablePass<ConvertLayout> {
 };
 
 // [annotate-spans]
-// AnnotateSpans: the module printed and parsed back with source "GeneratedSource",
-// so every node carries a span into that text; then InferType, run as a nested
-// pass under the same context (Relay's parser type-checks what it parsed).
-// Works through ir_traits<Module>::print/parse, like any printable, parsable IR.
-struct AnnotateSpans : passinfra::CallablePass<AnnotateSpans> {
-  static constexpr passinfra::PassInfo info{"AnnotateSpans", 0};
-  static constexpr std::string_view source_name = "GeneratedSource";
-  template <class Ctx>
-  Module transform(Module m, Ctx& ctx) const {
-    using traits = passinfra::ir_traits<Module>;
-    Module annotated = traits::parse(traits::print(m), source_name);
-    return passinfra::run(InferType{}, std::move(annotated), ctx);
-  }
-};
+// AnnotateSpans: passinfra's AnnotateSpans pass (passinfra/ir/annotate_spans.hpp)
+// through ir_traits<Module>::print/parse: the module printed and parsed back with
+// source "GeneratedSource", so every node carries a span into that text; then
+// InferType, run as a nested pass under the same context (Relay's parser
+// type-checks what it parsed).
+using AnnotateSpans = passinfra::AnnotateSpans<InferType>;
 // [annotate-spans]
 
 // PrintIR(header): passinfra's PrintIR pass ("PrintIR(<header>):" and the module, at INFO).

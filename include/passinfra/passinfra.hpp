@@ -14,4 +14,5 @@
 #include "passinfra/instruments/print_ir_changed.hpp"
 #include "passinfra/instruments/timing_clocks.hpp"
 #include "passinfra/instruments/verifier_instrument.hpp"
+#include "passinfra/ir/annotate_spans.hpp"
 #include "passinfra/ir/print_ir.hpp"
