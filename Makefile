@@ -8,6 +8,10 @@
 #   make tsan      same with TSan                        (preset tsan)
 #   make release   same, optimised                       (preset release)
 #   make bench     build the benchmarks optimised and run them
+#   make format    clang-format-16 every C++ file in place (.clang-format)
+#   make format-check   fail on any unformatted C++ file (CI)
+#   make tidy      clang-tidy-16 (.clang-tidy) over the examples
+#                  and one TU per public header
 #   make fuzz      build the libFuzzer targets (clang++-16) and run each for
 #                  FUZZ_SECONDS (default 60); see scripts/fuzz.sh
 #   make clean     remove build/
@@ -25,7 +29,7 @@ CMAKE := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL cmake
 CTEST := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL ctest
 DEPS  := bash scripts/deps.sh
 
-.PHONY: help deps demo test clang asan tsan release bench package fuzz clean
+.PHONY: help deps demo test clang asan tsan release bench package format format-check tidy fuzz clean
 
 help:
 	@echo "passinfra: make <target>"
@@ -37,6 +41,8 @@ help:
 	@echo "  release   build and test optimised (preset release)"
 	@echo "  bench     build the benchmarks (preset release) and run them"
 	@echo "  package   build the Debian package (CPack) and check it (scripts/check_package.sh)"
+	@echo "  format    clang-format-16 every C++ file in place; format-check: fail if one is not formatted"
+	@echo "  tidy      clang-tidy-16 over the examples and one TU per public header"
 	@echo "  fuzz      build the libFuzzer targets and run each for FUZZ_SECONDS=$(FUZZ_SECONDS)"
 	@echo "  deps      install/check the Debian packages (scripts/deps.sh)"
 	@echo "  clean     remove build/"
@@ -105,6 +111,20 @@ FUZZ_SECONDS ?= 60
 fuzz:
 	@PASSINFRA_DEPS_EXTRA="libclang-rt-16-dev $${PASSINFRA_DEPS_EXTRA:-}" $(DEPS) --clang
 	FUZZ_SECONDS=$(FUZZ_SECONDS) bash scripts/fuzz.sh
+
+format:
+	@$(DEPS) --format
+	bash scripts/format.sh
+
+format-check:
+	@$(DEPS) --format
+	bash scripts/format.sh --check
+
+# tidy: needs build/dev/compile_commands.json (configured by `make test`).
+tidy:
+	@$(DEPS) --tidy
+	$(CMAKE) --preset dev
+	bash scripts/tidy.sh build/dev
 
 clean:
 	rm -rf build

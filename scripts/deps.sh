@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# scripts/deps.sh [--clang]: make sure the Debian packages passinfra builds
-# with are installed. Every Makefile target runs it first.
+# scripts/deps.sh [--clang] [--format] [--tidy]: make sure the Debian
+# packages passinfra builds with are installed. Every Makefile target runs it first.
 #
 #   packages:  g++ cmake make libboost1.81-dev doctest-dev libbenchmark-dev
-#              (+ clang-16 with --clang)
+#              (+ clang-16 with --clang, clang-format-16 with --format,
+#               clang-tidy-16 with --tidy)
 #   nothing missing      -> exit 0, silently
 #   missing, as root     -> wait for the apt/dpkg lock if another process holds
 #                           it, apt-get update, then apt-get install -y
@@ -20,12 +21,14 @@
 #   PASSINFRA_APT_LOCK_TIMEOUT=600   seconds to wait for the apt/dpkg lock
 set -euo pipefail
 
-usage() { echo "usage: scripts/deps.sh [--clang]" >&2; exit 2; }
+usage() { echo "usage: scripts/deps.sh [--clang] [--format] [--tidy]" >&2; exit 2; }
 
 packages=(g++ cmake make libboost1.81-dev doctest-dev libbenchmark-dev)
 for arg in "$@"; do
   case "$arg" in
     --clang) packages+=(clang-16) ;;
+    --format) packages+=(clang-format-16) ;;
+    --tidy) packages+=(clang-tidy-16) ;;
     -h|--help) usage ;;
     *) echo "deps.sh: unknown argument '$arg'" >&2; usage ;;
   esac
