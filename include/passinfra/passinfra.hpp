@@ -16,3 +16,4 @@
 #include "passinfra/instruments/verifier_instrument.hpp"
 #include "passinfra/ir/annotate_spans.hpp"
 #include "passinfra/ir/print_ir.hpp"
+#include "passinfra/ir/span.hpp"
