@@ -1,10 +1,13 @@
 // tinyir/error.hpp — source spans and the three error types of tinyir.
 //
-// Span                      where a node came from: source name, 1-based line and column
-// to_string(Span)           "<source>:<line>:<column>"
+// Span                      passinfra::Span: source name, 1-based line and column, end
+// to_string(Span)           passinfra::to_string: "<source>:<line>:<column>"
 // Error                     base of every tinyir error (a std::runtime_error)
 // TypeError                 type inference failed; what() names the expression
 // ParseError                the parser rejected its input; what() shows the line and a caret
+//
+// Spans and the text of errors are passinfra's (passinfra/ir/span.hpp): tinyir
+// keeps no span type or diagnostic renderer of its own.
 #pragma once
 
 #include <optional>
@@ -13,25 +16,18 @@
 #include <string_view>
 #include <utility>
 
+#include <passinfra/ir/span.hpp>
+
 namespace tinyir {
 
-// Span: the source text a node was parsed from. `line` and `column` are those of
-// the node's first token (1-based); `end_line`/`end_column` the position just past
-// its last token (0 when unknown).
-struct Span {
-  std::string source;
-  int line = 0;
-  int column = 0;
-  int end_line = 0;
-  int end_column = 0;
-
-  friend bool operator==(const Span&, const Span&) = default;
-};
-
-// to_string(span): "<source>:<line>:<column>"
-inline std::string to_string(const Span& span) {
-  return span.source + ":" + std::to_string(span.line) + ":" + std::to_string(span.column);
-}
+// [span]
+// Span: the source text a node was parsed from -- passinfra's, so passinfra's
+// to_string and render_diagnostic work on it. `line` and `column` are those of
+// the node's first token (1-based); `end_line`/`end_column` the position just
+// past its last token (0 when unknown).
+using Span = passinfra::Span;
+using passinfra::to_string;  // to_string(span): "<source>:<line>:<column>"
+// [span]
 
 // Error: base class of every exception tinyir throws.
 class Error : public std::runtime_error {
@@ -57,10 +53,8 @@ class TypeError : public Error {
  private:
   static std::string compose(const std::string& detail, const std::string& expression,
                              const std::optional<Span>& span) {
-    std::string out;
-    if (span) out += to_string(*span) + ": ";
-    out += "type error in `" + expression + "`: " + detail;
-    return out;
+    std::string message = "type error in `" + expression + "`: " + detail;
+    return span ? passinfra::render_diagnostic("", *span, message) : message;
   }
 
   std::string detail_;
@@ -68,46 +62,30 @@ class TypeError : public Error {
   std::optional<Span> span_;
 };
 
-// ParseError(source, line, column, message, line_text): the parser's complaint.
-// what():
+// ParseError(span, message, text): the parser's complaint about `text`, the
+// whole input, at `span` (line and column; no end, so the caret stands alone).
+// what(), by passinfra::render_diagnostic:
 //   <source>:<line>:<column>: error: <message>
-//   <line_text>
+//   <the line of text>
 //   <spaces>^
 class ParseError : public Error {
  public:
-  ParseError(std::string source, int line, int column, std::string message,
-             std::string_view line_text)
-      : Error(compose(source, line, column, message, line_text)),
-        source_(std::move(source)),
-        line_(line),
-        column_(column),
+  // [parse-error]
+  ParseError(Span span, std::string message, std::string_view text)
+      : Error(passinfra::render_diagnostic("error", span, message, text)),
+        span_(std::move(span)),
         message_(std::move(message)) {}
+  // [parse-error]
 
-  const std::string& source() const noexcept { return source_; }
-  int line() const noexcept { return line_; }
-  int column() const noexcept { return column_; }
+  const Span& span() const noexcept { return span_; }
+  const std::string& source() const noexcept { return span_.source; }
+  int line() const noexcept { return span_.line; }
+  int column() const noexcept { return span_.column; }
   // The message alone, without location, line of text and caret.
   const std::string& message() const noexcept { return message_; }
 
  private:
-  static std::string compose(const std::string& source, int line, int column,
-                             const std::string& message, std::string_view line_text) {
-    std::string out = source + ":" + std::to_string(line) + ":" + std::to_string(column) +
-                      ": error: " + message + "\n";
-    out.append(line_text);
-    out += "\n";
-    // Keep tabs so the caret lines up with the text above it.
-    for (int i = 1; i < column; ++i) {
-      const auto idx = static_cast<std::size_t>(i - 1);
-      out += (idx < line_text.size() && line_text[idx] == '\t') ? '\t' : ' ';
-    }
-    out += "^";
-    return out;
-  }
-
-  std::string source_;
-  int line_;
-  int column_;
+  Span span_;
   std::string message_;
 };
 

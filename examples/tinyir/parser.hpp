@@ -37,7 +37,6 @@ struct Token {
   Kind kind = End;
   std::string text;  // Local/Global: the name without % or @; String: the unescaped contents
   int line = 1, col = 1, end_line = 1, end_col = 1;
-  std::size_t offset = 0;
 };
 
 inline bool is_ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
@@ -62,7 +61,6 @@ class Parser {
       Token end = toks_.back();
       end.line = toks_[meta_at].line;
       end.col = toks_[meta_at].col;
-      end.offset = toks_[meta_at].offset;
       toks_.resize(meta_at);
       toks_.push_back(end);
     }
@@ -91,8 +89,8 @@ class Parser {
   };
 
   // ---------------------------------------------------------------- lexer
-  [[noreturn]] void lex_error(std::size_t offset, int line, int col, const std::string& message) const {
-    throw ParseError(source_, line, col, message, line_text(offset));
+  [[noreturn]] void lex_error(int line, int col, const std::string& message) const {
+    throw ParseError(Span{source_, line, col}, message, text_);
   }
 
   void lex() {
@@ -117,11 +115,10 @@ class Parser {
         } else if (c == '/' && i + 1 < text_.size() && text_[i + 1] == '/') {
           while (i < text_.size() && text_[i] != '\n') advance(1);
         } else if (c == '/' && i + 1 < text_.size() && text_[i + 1] == '*') {
-          const std::size_t at = i;
           const int l0 = line, c0 = col;
           advance(2);
           while (i < text_.size() && !(text_[i] == '*' && i + 1 < text_.size() && text_[i + 1] == '/')) advance(1);
-          if (i >= text_.size()) lex_error(at, l0, c0, "expected '*/' to close this comment, found end of input");
+          if (i >= text_.size()) lex_error(l0, c0, "expected '*/' to close this comment, found end of input");
           advance(2);
         } else {
           break;
@@ -130,7 +127,6 @@ class Parser {
       Token t;
       t.line = line;
       t.col = col;
-      t.offset = i;
       if (i >= text_.size()) {
         t.kind = Token::End;
         t.end_line = line;
@@ -165,7 +161,7 @@ class Parser {
         advance(1);
         while (i < text_.size() && is_name_char(text_[i])) advance(1);
         if (i == start + 1)
-          lex_error(start, t.line, t.col,
+          lex_error(t.line, t.col,
                     std::string("expected a name after '") + c + "', found " +
                         (i < text_.size() ? "'" + std::string(1, text_[i]) + "'" : "end of input"));
         t.kind = c == '%' ? Token::Local : Token::Global;
@@ -184,7 +180,7 @@ class Parser {
           }
         }
         if (i >= text_.size() || text_[i] != '"')
-          lex_error(start, t.line, t.col, "expected '\"' to close this string, found end of line");
+          lex_error(t.line, t.col, "expected '\"' to close this string, found end of line");
         advance(1);
         t.kind = Token::String;
         t.text = std::move(s);
@@ -197,7 +193,7 @@ class Parser {
         t.kind = Token::Punct;
         t.text = std::string(1, c);
       } else {
-        lex_error(start, t.line, t.col, "expected a token, found unexpected character '" + std::string(1, c) + "'");
+        lex_error(t.line, t.col, "expected a token, found unexpected character '" + std::string(1, c) + "'");
       }
       t.end_line = line;
       t.end_col = col;
@@ -206,18 +202,8 @@ class Parser {
   }
 
   // ---------------------------------------------------------------- tokens
-  std::string_view line_text(std::size_t offset) const {
-    offset = std::min(offset, text_.size());
-    std::size_t b = offset, e = offset;
-    while (b > 0 && text_[b - 1] != '\n') --b;
-    while (e < text_.size() && text_[e] != '\n') ++e;
-    std::string_view line = text_.substr(b, e - b);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    return line;
-  }
-
   [[noreturn]] void error_at(const Token& t, const std::string& message) const {
-    throw ParseError(source_, t.line, t.col, message, line_text(t.offset));
+    throw ParseError(Span{source_, t.line, t.col}, message, text_);
   }
 
   static std::string describe_token(const Token& t) {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "tinyir/tinyir.hpp"
@@ -264,6 +265,38 @@ TEST_CASE("tinyir: parse errors show the place, the line and a caret") {
         "'%x'?)\n"
         "  add(%x, %y)\n"
         "          ^");
+}
+
+TEST_CASE("tinyir: parse errors render through passinfra: tabs, CRLF, NUL and end of input") {
+  // The caret line keeps the tabs of the line above it.
+  CHECK(parse_error_of("def @main(%y: float32) {\n\tadd(%y,\t%x)\n}") ==
+        "input.tir:2:10: error: expected a defined variable or binding, found undefined '%x' (did you mean "
+        "'%y'?)\n"
+        "\tadd(%y,\t%x)\n"
+        "\t       \t^");
+  // CRLF line ends: no \r in the message.
+  CHECK(parse_error_of("def @main() {\r\n  add(1f)\r\n}\r\n") ==
+        "input.tir:2:3: error: expected 2 arguments for add (lhs, rhs), found 1\n"
+        "  add(1f)\n"
+        "  ^");
+  // A NUL byte shows as \0 (what() is a C string: it would end there).
+  CHECK(parse_error_of(std::string("def @main() { \0 }", 17)) ==
+        "input.tir:1:15: error: expected a token, found unexpected character '\\0'\n"
+        "def @main() { \\0 }\n"
+        "              ^");
+  // End of input after a final newline is the empty line after it.
+  CHECK(parse_error_of("def @main() {\n  1f\n") ==
+        "input.tir:3:1: error: expected '}' to close the function body, found end of input\n"
+        "\n"
+        "^");
+  // The error carries passinfra's Span, which is tinyir's.
+  try {
+    parse("def @main() {\n  add(1f)\n}", "here");
+    FAIL("no ParseError");
+  } catch (const ParseError& e) {
+    CHECK(e.span() == Span{"here", 2, 3, 0, 0});
+    CHECK(std::is_same_v<Span, passinfra::Span>);
+  }
 }
 
 TEST_CASE("tinyir: parse errors name what was expected and what was found") {
