@@ -99,12 +99,23 @@ inline void check_names(const std::vector<std::string>& names, std::string_view 
   }
 }
 
+// OptLevelGate: the gate of a context that lists no names (no required_pass,
+// no disabled_pass): PassEnabled is the opt_level compare, and no name is
+// required, so should_run is never skipped.
+struct OptLevelGate {
+  int opt_level;
+  PASSINFRA_ALWAYS_INLINE bool pass_enabled(const PassInfo& info) const noexcept { return opt_level >= info.opt_level; }
+  PASSINFRA_ALWAYS_INLINE static constexpr bool is_required(std::string_view) noexcept { return false; }
+};
+
 }  // namespace detail
 
 // PassGate: a snapshot of a context's PassEnabled / required_pass state.
 // Options are fixed at construction, so a pipeline may keep one in
 // registers for all its children instead of re-reading the context after
 // every hook (which the optimizer must assume could have changed it).
+// When no names are listed, opt_level_gate() is the same gate reduced to
+// the opt_level compare, which pipelines use for their common case.
 template <class Ctx>
 class PassGate {
  public:
@@ -119,6 +130,10 @@ class PassGate {
     if (!has_required_) [[likely]] return false;
     return ctx_->is_required(name);
   }
+  // names_listed(): whether required_pass or disabled_pass names anything;
+  // when not, opt_level_gate() answers every question this gate answers.
+  PASSINFRA_ALWAYS_INLINE bool names_listed() const noexcept { return names_listed_; }
+  PASSINFRA_ALWAYS_INLINE detail::OptLevelGate opt_level_gate() const noexcept { return {opt_level_}; }
 
  private:
   const Ctx* ctx_;
@@ -202,7 +217,7 @@ class PassContext {
   // The state behind pass_enabled / is_required, for PassGate.
   bool names_listed() const noexcept { return names_listed_; }
   bool has_required() const noexcept { return has_required_; }
-  PassGate<PassContext> gate() const noexcept { return PassGate<PassContext>(*this); }
+  PASSINFRA_ALWAYS_INLINE PassGate<PassContext> gate() const noexcept { return PassGate<PassContext>(*this); }
 
   template <class T>
   T get_config(std::string_view key, T default_value) const {

@@ -77,6 +77,17 @@ PASSINFRA_ALWAYS_INLINE decltype(auto) gate_of(Ctx& ctx) {
   }
 }
 
+// instruments_active(ctx): false when the context's instrument set has been
+// cleared (SPEC §5.1/§5.2); true when the set cannot tell.
+template <class Ctx>
+PASSINFRA_ALWAYS_INLINE bool instruments_active(Ctx& ctx) noexcept {
+  if constexpr (requires { ctx.instrument_set().active(); }) {
+    return ctx.instrument_set().active();
+  } else {
+    return true;
+  }
+}
+
 // run_gated(pass, ir, ctx, gate): SPEC §3, with the required_pass test
 // answered by `gate`; run() and Sequential share it.
 template <class P, class IR, class Ctx, class Gate>

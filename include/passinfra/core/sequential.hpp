@@ -43,14 +43,20 @@ PASSINFRA_ALWAYS_INLINE IR run_required(const P& child, IR ir, Ctx& ctx) {
 }
 
 namespace detail {
+// The required passes of one child, as one fold (nothing at all for none).
+template <class... Rs, class IR, class Ctx, class Gate>
+PASSINFRA_ALWAYS_INLINE IR run_required_list(boost::mp11::mp_list<Rs...>, IR ir, [[maybe_unused]] Ctx& ctx,
+                                             [[maybe_unused]] const Gate& gate) {
+  ((ir = run_gated(Rs{}, std::move(ir), ctx, gate)), ...);
+  return ir;
+}
+
 template <class P, class IR, class Ctx, class Gate>
 PASSINFRA_ALWAYS_INLINE IR run_required_gated(const P& child, IR ir, Ctx& ctx, const Gate& gate) {
   if constexpr (requires { child.run_required(std::move(ir), ctx); }) {
     return child.run_required(std::move(ir), ctx);
   } else if constexpr (required_passes_t<P>::valid) {
-    boost::mp11::mp_for_each<typename required_passes_t<P>::list>(
-        [&](auto required) PASSINFRA_LAMBDA_INLINE { ir = run_gated(required, std::move(ir), ctx, gate); });
-    return ir;
+    return run_required_list(typename required_passes_t<P>::list{}, std::move(ir), ctx, gate);
   } else {
     return ir;  // requires_passes<...> has said what is wrong
   }
@@ -85,17 +91,38 @@ class Sequential : public CallablePass<Sequential<Ps...>> {
   IR transform(IR ir, Ctx& ctx) const {
     if constexpr (children_ok) {
       const auto gate = detail::gate_of(ctx);  // options are fixed: read them once
-      detail::for_each_element<sizeof...(Ps)>(passes_, [&](const auto& child) PASSINFRA_LAMBDA_INLINE {
-        using C = std::remove_cvref_t<decltype(child)>;
-        if (!gate.pass_enabled(info_of<C>(child))) return;
-        ir = detail::run_required_gated(child, std::move(ir), ctx, gate);
-        ir = detail::run_gated(child, std::move(ir), ctx, gate);
-      });
+      if constexpr (requires { gate.opt_level_gate(); }) {
+        // The common case, inline: no names listed (the gate is one compare,
+        // no name is required) and the instruments on when the run starts.
+        // Everything else goes to the general version, out of line.
+        if (gate.names_listed() || !detail::instruments_active(ctx)) [[unlikely]] {
+          return run_children_general(std::move(ir), ctx, gate);
+        }
+        return run_children(std::move(ir), ctx, gate.opt_level_gate());
+      } else {
+        return run_children(std::move(ir), ctx, gate);
+      }
     }
     return ir;
   }
 
  private:
+  // SPEC §4 for each child, with the gate state `gate`.
+  template <class IR, class Ctx, class Gate>
+  PASSINFRA_ALWAYS_INLINE IR run_children(IR ir, Ctx& ctx, const Gate& gate) const {
+    detail::for_each_element<sizeof...(Ps)>(passes_, [&](const auto& child) PASSINFRA_LAMBDA_INLINE {
+      using C = std::remove_cvref_t<decltype(child)>;
+      if (!gate.pass_enabled(info_of<C>(child))) return;
+      ir = detail::run_required_gated(child, std::move(ir), ctx, gate);
+      ir = detail::run_gated(child, std::move(ir), ctx, gate);
+    });
+    return ir;
+  }
+  template <class IR, class Ctx, class Gate>
+  [[gnu::noinline]] IR run_children_general(IR ir, Ctx& ctx, const Gate& gate) const {
+    return run_children(std::move(ir), ctx, gate);
+  }
+
   std::string_view name_ = default_info.name;
   int opt_level_ = default_info.opt_level;
   boost::hana::tuple<Ps...> passes_;
