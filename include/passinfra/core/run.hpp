@@ -135,7 +135,7 @@ PASSINFRA_ALWAYS_INLINE IR run(const P& pass, IR ir, Ctx& ctx) {
   if constexpr (!detail::check_run<P, IR, Ctx>()) {
     return ir;  // the static_assert above has said what is wrong
   } else {
-    return detail::run_gated(pass, std::move(ir), ctx, detail::gate_of(ctx));
+    return detail::run_gated(pass, std::move(ir), ctx, ctx);  // one pass: the context answers is_required
   }
 }
 
