@@ -79,12 +79,14 @@ TEST_CASE("span: render_diagnostic shows the span's line and a caret under its c
 }
 
 TEST_CASE("span: render_diagnostic underlines to the end column when the span ends on its line") {
+  // [underline]
   const std::string_view text = "  add(%x, %y)\n";
   // end_column is just past the span: `%y` is columns 11 and 12.
-  CHECK(render_diagnostic("error", Span{"in.tir", 1, 11, 1, 13}, "m", text) ==
-        "in.tir:1:11: error: m\n"
+  CHECK(render_diagnostic("error", Span{"in.tir", 1, 11, 1, 13}, "undefined variable '%y'", text) ==
+        "in.tir:1:11: error: undefined variable '%y'\n"
         "  add(%x, %y)\n"
         "          ^~");
+  // [underline]
   CHECK(render_diagnostic("error", Span{"in.tir", 1, 3, 1, 14}, "m", text) ==
         "in.tir:1:3: error: m\n"
         "  add(%x, %y)\n"
