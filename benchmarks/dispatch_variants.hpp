@@ -1,15 +1,19 @@
-// benchmarks/dispatch_variants.hpp — the pipelines measured by dispatch_callgrind.cpp
-// and dispatch_bench.cpp: N trivial passes run by passinfra and by hand.
+// benchmarks/dispatch_variants.hpp — the pipelines measured by dispatch_callgrind.cpp:
+// N trivial passes run by passinfra and by hand.
 //
 // Every variant is an extern "C" noinline function `long v_<name>_<N>(long)`
 // so callgrind can count exactly its instructions (--toggle-collect) and the
-// per-pass cost is (Ir(N=100) - Ir(N=0)) / 100.
+// per-pass cost is (Ir(N) - Ir(0)) / N.
 //
 // A trivial pass adds K to a value and hides it from the optimizer with an
 // empty asm, so N passes cost N adds whether written by hand or by passinfra.
 #pragma once
 
+#include <chrono>
+#include <cstdint>
+#include <functional>
 #include <memory>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -28,9 +32,17 @@ inline IR body(IR ir) {
   return ir;
 }
 
+// The same body behind a call the optimizer may not inline.
+template <int K>
+[[gnu::noinline]] IR body_noinline(IR ir) {
+  return body<K>(ir);
+}
+
+// A name of typical length (FoldConstant: 12 bytes), which matters to the
+// timing instrument (it copies the name).
 template <int K>
 struct Inc {
-  static constexpr passinfra::PassInfo info{"Inc", K % 3};
+  static constexpr passinfra::PassInfo info{"IncrementPass", K % 3};
   IR transform(IR ir, auto&) const { return body<K>(ir); }
 };
 
@@ -43,6 +55,43 @@ struct CountingHooks {
   }
   void run_before_pass(const IR&, const passinfra::PassInfo&) { ++calls; }
   void run_after_pass(const IR&, const passinfra::PassInfo&) { ++calls; }
+};
+
+// A recording instrument: appends (hook, pass name) to a vector whose
+// capacity is reserved up front (the driver clears it between runs).
+struct Event {
+  char hook;
+  std::string_view pass;
+};
+struct Recording {
+  std::vector<Event>* events;
+  bool should_run(const IR&, const passinfra::PassInfo& info) {
+    events->push_back({'s', info.name});
+    return true;
+  }
+  void run_before_pass(const IR&, const passinfra::PassInfo& info) { events->push_back({'b', info.name}); }
+  void run_after_pass(const IR&, const passinfra::PassInfo& info) { events->push_back({'a', info.name}); }
+};
+
+// The clock reads of the hand-written timing baselines; `sink` keeps the
+// differences alive as PassTimingInstrument keeps its entries.
+inline std::uint64_t clock_sink = 0;
+struct ChronoNow {
+  std::uint64_t operator()() const noexcept {
+    return static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+  }
+};
+template <class Clock>
+struct ClockNow {
+  Clock clock;
+  std::uint64_t operator()() const noexcept { return clock.now(); }
+};
+
+// Three std::function hooks, as an engineer would bolt callbacks onto a loop.
+struct FunctionHooks {
+  std::function<bool(const IR&)> should_run;
+  std::function<void(const IR&)> before;
+  std::function<void(const IR&)> after;
 };
 
 // A plain hand-written virtual dispatcher doing the same work as the dynamic layer.
@@ -82,6 +131,10 @@ struct Kit<std::integer_sequence<int, K...>> {
     ((ir = body<K>(ir)), ...);
     return ir;
   }
+  static IR hand_noinline(IR ir) {
+    ((ir = body_noinline<K>(ir)), ...);
+    return ir;
+  }
   template <class Ctx>
   static IR run_each(IR ir, Ctx& ctx) {
     ((ir = passinfra::run(Inc<K>{}, std::move(ir), ctx)), ...);
@@ -106,6 +159,33 @@ struct Kit<std::integer_sequence<int, K...>> {
     (one(std::integral_constant<int, K>{}), ...);
     return ir;
   }
+  // The same with a recording instrument written by hand.
+  template <class Ctx>
+  static IR hand_record(IR ir, Ctx& ctx, std::vector<Event>& events) {
+    [[maybe_unused]] auto one = [&]<int J>(std::integral_constant<int, J>) {
+      constexpr const passinfra::PassInfo& info = passinfra::info_of<Inc<J>>;
+      if (!ctx.pass_enabled(info)) return;
+      events.push_back({'s', info.name});
+      events.push_back({'b', info.name});
+      ir = body<J>(ir);
+      events.push_back({'a', info.name});
+    };
+    (one(std::integral_constant<int, K>{}), ...);
+    return ir;
+  }
+  // The gate and two clock reads per pass: what a timing instrument cannot avoid.
+  template <class Ctx, class Now>
+  static IR hand_clock(IR ir, Ctx& ctx, const Now& now) {
+    [[maybe_unused]] auto one = [&]<int J>(std::integral_constant<int, J>) {
+      constexpr const passinfra::PassInfo& info = passinfra::info_of<Inc<J>>;
+      if (!ctx.pass_enabled(info)) return;
+      const std::uint64_t start = now();
+      ir = body<J>(ir);
+      clock_sink += now() - start;
+    };
+    (one(std::integral_constant<int, K>{}), ...);
+    return ir;
+  }
   static std::vector<passinfra::AnyPass<IR>> any_passes() { return {passinfra::AnyPass<IR>(Inc<K>{})...}; }
   static std::vector<std::unique_ptr<VPass>> virtual_passes() {
     std::vector<std::unique_ptr<VPass>> v;
@@ -126,6 +206,28 @@ inline IR virtual_dispatch(IR ir, int opt_level, const std::vector<std::unique_p
     for (auto* i : instruments) i->before(ir);
     ir = p->run(ir);
     for (auto* i : instruments) i->after(ir);
+  }
+  return ir;
+}
+
+// The virtual loop alone: gate and body.
+inline IR virtual_loop(IR ir, int opt_level, const std::vector<std::unique_ptr<VPass>>& passes) {
+  for (const auto& p : passes) {
+    if (opt_level < p->opt_level()) continue;
+    ir = p->run(ir);
+  }
+  return ir;
+}
+
+// The virtual loop with three std::function hooks (each may be empty).
+inline IR virtual_function_hooks(IR ir, int opt_level, const std::vector<std::unique_ptr<VPass>>& passes,
+                                 const FunctionHooks& hooks) {
+  for (const auto& p : passes) {
+    if (opt_level < p->opt_level()) continue;
+    if (hooks.should_run && !hooks.should_run(ir)) continue;
+    if (hooks.before) hooks.before(ir);
+    ir = p->run(ir);
+    if (hooks.after) hooks.after(ir);
   }
   return ir;
 }
