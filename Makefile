@@ -7,7 +7,9 @@
 #   make asan      same with ASan + UBSan                (preset asan)
 #   make tsan      same with TSan                        (preset tsan)
 #   make release   same, optimised                       (preset release)
-#   make bench     build the benchmarks optimised and run them
+#   make bench     build the benchmarks optimised and run them -> build/release/benchmarks/results.md
+#   make bench-anchors       the same with the LLVM 14 / MLIR 14 anchors (installs llvm-14-dev, libmlir-14-dev)
+#   make bench-compile-time  compile time and memory of generated pipelines (benchmarks/compile_time.sh)
 #   make format    clang-format-16 every C++ file in place (.clang-format)
 #   make format-check   fail on any unformatted C++ file (CI)
 #   make tidy      clang-tidy-16 (.clang-tidy) over the examples
@@ -29,7 +31,7 @@ CMAKE := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL cmake
 CTEST := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL ctest
 DEPS  := bash scripts/deps.sh
 
-.PHONY: help deps demo test clang asan tsan release bench package format format-check tidy fuzz clean
+.PHONY: help deps demo test clang asan tsan release bench bench-anchors bench-compile-time package format format-check tidy fuzz clean
 
 help:
 	@echo "passinfra: make <target>"
@@ -39,7 +41,9 @@ help:
 	@echo "  asan      build and test with AddressSanitizer + UBSan (preset asan)"
 	@echo "  tsan      build and test with ThreadSanitizer (preset tsan)"
 	@echo "  release   build and test optimised (preset release)"
-	@echo "  bench     build the benchmarks (preset release) and run them"
+	@echo "  bench     build the benchmarks (preset release) and run them; results in build/release/benchmarks/results.md"
+	@echo "  bench-anchors        the same, with LLVM 14's and MLIR 14's pass managers (installs llvm-14-dev, libmlir-14-dev)"
+	@echo "  bench-compile-time   compile time and memory of generated pipelines, g++ and clang (benchmarks/compile_time.sh)"
 	@echo "  package   build the Debian package (CPack) and check it (scripts/check_package.sh)"
 	@echo "  format    clang-format-16 every C++ file in place; format-check: fail if one is not formatted"
 	@echo "  tidy      clang-tidy-16 over the examples and one TU per public header"
@@ -73,11 +77,20 @@ clang:
 	$(CMAKE) --build --preset clang -j$(JOBS)
 	$(CTEST) --preset clang
 
-# bench: build all benchmarks optimised, run every Google Benchmark program
-# (listed by CMake in google_benchmarks.txt), then benchmarks/callgrind.sh
-# (instruction counts; needs valgrind) if it exists.
-bench:
-	@$(DEPS)
+# bench: build all benchmarks optimised (preset release; the LLVM 14 / MLIR 14
+# anchors too when llvm-14-dev / libmlir-14-dev are installed), run every
+# Google Benchmark program (listed by CMake in google_benchmarks.txt), then
+# benchmarks/report.sh: callgrind instruction counts (valgrind) and wall-clock
+# times of every dispatch path, the anchors and the ResNet-18 workload, written
+# to build/release/benchmarks/results.md. A few minutes.
+# bench-anchors: the same, installing llvm-14-dev and libmlir-14-dev first
+# (as root; otherwise deps.sh prints the apt-get line) and requiring the anchors.
+# bench-compile-time: benchmarks/compile_time.sh (g++ 12 and clang-16; about
+# a quarter of an hour) -> build/bench-compile/compile_time.md, which
+# report.sh then includes.
+BENCH_REPORT := bash benchmarks/report.sh --build build/release
+bench bench-anchors:
+	@PASSINFRA_DEPS_EXTRA="valgrind $(if $(filter bench-anchors,$@),llvm-14-dev libmlir-14-dev) $${PASSINFRA_DEPS_EXTRA:-}" $(DEPS)
 	$(CMAKE) --preset release
 	$(CMAKE) --build --preset release -j$(JOBS) --target passinfra_benchmarks
 	@list=build/release/benchmarks/google_benchmarks.txt; found=0; \
@@ -87,13 +100,12 @@ bench:
 	  fi; \
 	done; \
 	if [[ $$found == 0 ]]; then echo "bench: no Google Benchmark programs in benchmarks/*.cpp"; fi
-	@if [[ -x benchmarks/callgrind.sh ]]; then \
-	  if command -v valgrind >/dev/null; then \
-	    echo "==== benchmarks/callgrind.sh"; benchmarks/callgrind.sh; \
-	  else \
-	    echo "bench: skipping benchmarks/callgrind.sh: valgrind is not installed (apt-get install valgrind)"; \
-	  fi; \
-	fi
+	@echo "==== benchmarks/report.sh"
+	$(BENCH_REPORT) $(if $(filter bench-anchors,$@),--require-anchors)
+
+bench-compile-time:
+	@PASSINFRA_DEPS_EXTRA="time $${PASSINFRA_DEPS_EXTRA:-}" $(DEPS) --clang
+	bash benchmarks/compile_time.sh
 
 # package: a Debian package of the headers (CPack), checked by unpacking it
 # into a scratch root and building a find_package consumer against it.
