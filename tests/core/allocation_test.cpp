@@ -231,7 +231,8 @@ TEST_CASE("core/allocation: a static Sequential run with InstrumentSet<> allocat
   const Pipeline pipeline = make_pipeline();
   auto ctx = passinfra::make_pass_context<IR>({});
   // Names listed: PassEnabled takes its by-name path, which must not allocate either.
-  auto named = passinfra::make_pass_context<IR>({.opt_level = 2, .required_pass = {"Add"}, .disabled_pass = {"Lambda"}});
+  auto named =
+      passinfra::make_pass_context<IR>({.opt_level = 2, .required_pass = {"Add"}, .disabled_pass = {"Lambda"}});
   IR plain, by_name, scoped;
   long allocations = 0;
   {
