@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # benchmarks/compile_time.sh — what a static pipeline costs the compiler.
 #
-#   benchmarks/compile_time.sh [--out DIR] [--ns "10 100 200 500 1000"] [--reps R] [--no-report]
+#   benchmarks/compile_time.sh [--out DIR] [--ns "10 100 200 500 1000"] [--reps R] [--include DIR]
 #
 # Generates, for each N, translation units with N distinct pass types and
 # three instruments (a counter with should_run / before / after, a recorder
@@ -23,6 +23,8 @@
 # -ftime-trace as self time per kind of work and namespace). Target (issue 6): <= 1.5x hand-written at N = 200,
 # linear growth.
 #
+# --include DIR: the passinfra headers to measure (default: this tree's include/).
+# PASSINFRA_BENCH_COMMIT=<id> names the commit measured (default: git HEAD).
 # Needs g++, clang++-16 and /usr/bin/time (Debian package `time`).
 set -euo pipefail
 
@@ -31,14 +33,14 @@ root=$(cd "$here/.." && pwd)
 out="$root/build/bench-compile"
 ns="10 100 200 500 1000"
 reps=3
-report=1
+include="$root/include"
 while (($#)); do
   case "$1" in
     --out) out=$2; shift 2 ;;
     --ns) ns=$2; shift 2 ;;
     --reps) reps=$2; shift 2 ;;
-    --no-report) report=0; shift ;;
-    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+    --include) include=$(cd "$2" && pwd); shift 2 ;;
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) echo "compile_time.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -164,7 +166,7 @@ done
 printf '#include <passinfra/core.hpp>\nint main() { return 0; }\n' >"$src/include.cpp"
 
 # ------------------------------------------------------------------- measure
-flags=(-std=c++20 -O2 -c -I"$root/include")  # Boost from /usr/include (libboost1.81-dev)
+flags=(-std=c++20 -O2 -c -I"$include")  # Boost from /usr/include (libboost1.81-dev)
 
 # measure <compiler> <file> -> "cpu_seconds maxrss_kb": user + system CPU time
 # (less disturbed than wall time by other work on a shared machine), the
@@ -277,7 +279,7 @@ clang_breakdown() {  # self time per kind of work from clang's -ftime-trace
 # --------------------------------------------------------------------- table
 md="$out/compile_time.md"
 {
-  echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') by \`benchmarks/compile_time.sh\` at commit \`$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)\`:"
+  echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') by \`benchmarks/compile_time.sh\` at commit \`${PASSINFRA_BENCH_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}\`:"
   echo "$(g++ --version | head -1); $(clang++-16 --version | head -1); \`-std=c++20 -O2 -c\`; CPU time (user + system), fastest of $reps runs;"
   echo "\`include\` is passinfra/core.hpp and an empty main (the header's fixed cost)."
   echo

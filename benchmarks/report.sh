@@ -22,6 +22,8 @@
 # --require-anchors   fail if the LLVM / MLIR anchors are not built (make bench-anchors)
 # --readme            also replace the results section of benchmarks/README.md
 #                     (between <!-- results:begin --> and <!-- results:end -->)
+# PASSINFRA_BENCH_COMMIT=<id> names the commit measured (for a tree exported
+# with git archive, which has no .git); otherwise `git rev-parse HEAD` here.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -40,7 +42,7 @@ while (($#)); do
     --no-resnet) do_resnet=0; shift ;;
     --require-anchors) require_anchors=1; shift ;;
     --readme) readme=1; shift ;;
-    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) echo "report.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -92,9 +94,9 @@ fi
 # ---------------------------------------------------------------- the header
 first_line() { "$@" 2>/dev/null | head -1 || true; }
 cache_value() { sed -n "s/^$1:[A-Z]*=//p" "$build/CMakeCache.txt" 2>/dev/null | head -1; }
-commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
+commit=${PASSINFRA_BENCH_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}
 dirty=""
-if ! git -C "$root" diff --quiet HEAD -- include examples/tinyir benchmarks 2>/dev/null; then
+if [[ -z "${PASSINFRA_BENCH_COMMIT:-}" ]] && ! git -C "$root" diff --quiet HEAD -- include examples/tinyir benchmarks 2>/dev/null; then
   dirty=" (with uncommitted changes under include/, examples/tinyir/ or benchmarks/)"
 fi
 cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || echo unknown)
