@@ -2,6 +2,8 @@
 #include <doctest/doctest.h>
 
 #include <thread>
+#include <type_traits>
+#include <utility>
 
 #include <passinfra/dynamic.hpp>
 
@@ -130,6 +132,44 @@ TEST_CASE("dynamic: a throwing pass hook leaves instruments registered; a later 
   log.clear();
   cur.override_instruments({});
   CHECK(join(log.events, " / ") == "A exit_pass_ctx / Bad exit_pass_ctx");
+}
+
+namespace {
+// Takes the items out of its own context's list from run_before_pass of "P"
+// (and keeps them: they are std::ref instruments here).
+struct TakesItems {
+  EventLog* log = nullptr;
+  std::vector<AnyInstrument<TestIR>> taken;
+  void run_before_pass(const TestIR&, const passinfra::PassInfo& info) {
+    if (info.name != std::string_view("P")) return;
+    taken = Ctx::current().instruments().take_items();
+    log->add("Taker took");
+  }
+};
+}  // namespace
+
+// A hook phase reads the list's bounds once: the list is read-only through
+// items() and changes only by replace() or take_items(), which end the phase
+// after the hook that made them (the next phase sees the list as it is then).
+TEST_CASE("dynamic: the list changes only by replace or take_items; a hook that takes the items ends its phase") {
+  static_assert(
+      std::is_const_v<std::remove_reference_t<decltype(std::declval<Ctx&>().instruments().items())>>,
+      "DynamicInstruments::items() is read-only");
+  ResetDefault reset;
+  EventLog log;
+  auto a = recorder("A", log);
+  auto b = recorder("B", log);
+  TakesItems taker{&log, {}};
+  Ctx::current().override_instruments(
+      {AnyInstrument<TestIR>(std::ref(a)), AnyInstrument<TestIR>(std::ref(taker)), AnyInstrument<TestIR>(std::ref(b))});
+  log.clear();
+  const TestIR out = passinfra::DynamicSequential<TestIR>{P{}, TestPass<"Q">{}}(TestIR{&log});
+  CHECK(out.trail == std::vector<std::string>{"P", "Q"});
+  CHECK(join(log.events, " / ") ==
+        "A should_run sequential / B should_run sequential / A run_before_pass sequential / "
+        "B run_before_pass sequential / A should_run P / B should_run P / A run_before_pass P / Taker took / P / Q");
+  CHECK(Ctx::current().instruments().empty());
+  CHECK(taker.taken.size() == 3);
 }
 
 TEST_CASE("dynamic: override_instruments -- a failed old exit clears and never installs the new list") {

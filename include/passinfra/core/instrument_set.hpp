@@ -188,8 +188,7 @@ class InstrumentSet {
       for_each_instrument([&](auto& instrument, std::size_t) PASSINFRA_LAMBDA_INLINE {
         using I = U<decltype(instrument)>;
         if constexpr (HasShouldRun<I, IR> && detail::check_should_run_result<I, IR>()) {
-          const bool says_run = instrument.should_run(ir, info);  // every instrument is asked
-          run = run && says_run;
+          run &= instrument.should_run(ir, info);  // every instrument is asked
         }
       });
     }
@@ -278,11 +277,16 @@ class InstrumentSet {
     detail::for_each_element<sizeof...(Is)>(items_, [&](auto& stored) PASSINFRA_LAMBDA_INLINE {
       auto& element = detail::unwrap(stored);
       if constexpr (InstrumentList<U<decltype(element)>>) {
+        const auto& list = std::as_const(element).items();
+        if (list.empty()) return;  // no hook to call: nothing can change the list
         const auto phase = element.begin_phase();
-        auto& list = element.items();
-        for (std::size_t i = 0; i < list.size(); ++i) {
-          f(list[i], position++);
-          if (phase.replaced()) [[unlikely]] break;
+        // The list cannot change without the phase seeing it (replaced()),
+        // so its bounds are read once.
+        const auto* item = list.data();
+        const auto* const end = item + list.size();
+        while (true) {
+          f(*item, position++);
+          if (++item == end || phase.replaced()) break;
         }
       } else {
         f(element, position++);

@@ -213,13 +213,29 @@ struct StaticInfoOf : PassInfo {
   constexpr const PassInfo& operator()(const P&) const noexcept { return *this; }
 };
 
-// info_of<P> for a pass whose info is per object: only callable.
+// info_of<P> for a pass whose info is per object: only callable. A pass
+// that keeps its PassInfo (info() returns a const reference) and has no
+// `required` types to add is answered with that reference, not a copy.
+template <class P>
+consteval bool adds_no_required() {
+  using R = required_passes_t<P>;
+  if constexpr (is_requires_passes<R>) {
+    return R::size == 0;
+  } else {
+    return false;
+  }
+}
+
 template <class P>
 struct MemberInfoOf {
-  constexpr PassInfo operator()(const P& p) const {
-    PassInfo info = p.info();
-    info.required = required_span<P>(info.required);
-    return info;
+  constexpr decltype(auto) operator()(const P& p) const {
+    if constexpr (adds_no_required<P>() && std::is_same_v<decltype(p.info()), const PassInfo&>) {
+      return p.info();
+    } else {
+      PassInfo info = p.info();
+      info.required = required_span<P>(info.required);
+      return info;
+    }
   }
 };
 

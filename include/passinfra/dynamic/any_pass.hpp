@@ -58,7 +58,8 @@ struct PassConcept {
   // `required` types, or AnyPasses given at construction), or they are only names.
   virtual bool runs_required() const noexcept = 0;
 
-  PassInfo cached_info;  // views into the strings above
+  PassInfo cached_info;       // views into the strings above
+  bool has_required = false;  // !required_views.empty()
 
   const PassInfo& info() const noexcept { return cached_info; }
 
@@ -71,6 +72,7 @@ struct PassConcept {
   void refresh_views() {
     required_views.assign(required_names.begin(), required_names.end());
     cached_info = PassInfo{name, opt_level, required_views};
+    has_required = !required_views.empty();
   }
 };
 
@@ -133,7 +135,7 @@ class AnyPass : public CallablePass<AnyPass<IR>> {
   const PassInfo& info() const noexcept { return impl_->info(); }
 
   // has_required(): whether run_required has anything to run.
-  bool has_required() const noexcept { return !impl_->required_views.empty(); }
+  bool has_required() const noexcept { return impl_->has_required; }
 
   template <class Ctx>
   IR transform(IR ir, Ctx& ctx) const {

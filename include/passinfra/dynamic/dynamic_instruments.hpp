@@ -2,7 +2,7 @@
 //
 // DynamicInstruments<IR>              a list of AnyInstrument<IR>, in order
 // PassContext<IR>                     = PassContext<IR, DynamicInstruments<IR>> (core/pass_context.hpp)
-// list.items()                        the list
+// list.items()                        the list (read-only; it changes by replace / take_items)
 // list.replace(new_list)              installs new_list (override_instruments, clearing)
 // list.take_items()                   empties the list and returns what it held
 // list.begin_phase() -> Phase         marks a hook phase over the list (InstrumentSet does this)
@@ -29,6 +29,7 @@
 #include <utility>
 #include <vector>
 
+#include "passinfra/detail/inline.hpp"
 #include "passinfra/dynamic/any_instrument.hpp"
 
 namespace passinfra {
@@ -46,14 +47,18 @@ class DynamicInstruments {
    public:
     Phase(const Phase&) = delete;
     Phase& operator=(const Phase&) = delete;
-    ~Phase() {
-      if (--list_.phases_ == 0 && !list_.retired_.empty()) [[unlikely]] list_.retired_.clear();
+    // Items are retired only by a replace() during a phase, which changes the
+    // generation: a phase that saw no change has nothing to release.
+    PASSINFRA_ALWAYS_INLINE ~Phase() {
+      --list_.phases_;
+      if (replaced()) [[unlikely]] list_.release_retired();
     }
-    bool replaced() const noexcept { return list_.generation_ != generation_; }
+    PASSINFRA_ALWAYS_INLINE bool replaced() const noexcept { return list_.generation_ != generation_; }
 
    private:
     friend class DynamicInstruments;
-    explicit Phase(DynamicInstruments& list) noexcept : list_(list), generation_(list.generation_) {
+    PASSINFRA_ALWAYS_INLINE explicit Phase(DynamicInstruments& list) noexcept
+        : list_(list), generation_(list.generation_) {
       ++list.phases_;
     }
     DynamicInstruments& list_;
@@ -64,7 +69,8 @@ class DynamicInstruments {
   DynamicInstruments(std::initializer_list<AnyInstrument<IR>> instruments) : items_(instruments) {}
   explicit DynamicInstruments(list_type instruments) : items_(std::move(instruments)) {}
 
-  list_type& items() noexcept { return items_; }
+  // items(): the list, read-only: it changes only through replace() and
+  // take_items(), which a running hook phase sees (Phase::replaced()).
   const list_type& items() const noexcept { return items_; }
 
   // replace(list): install `list`; the old items die now, or when the last
@@ -81,12 +87,17 @@ class DynamicInstruments {
     return std::exchange(items_, list_type{});
   }
 
-  Phase begin_phase() noexcept { return Phase(*this); }
+  PASSINFRA_ALWAYS_INLINE Phase begin_phase() noexcept { return Phase(*this); }
 
   std::size_t size() const noexcept { return items_.size(); }
   bool empty() const noexcept { return items_.empty(); }
 
  private:
+  // The last running phase has ended: the retired items die now.
+  [[gnu::noinline]] void release_retired() noexcept {
+    if (phases_ == 0) retired_.clear();
+  }
+
   void retire(list_type old) noexcept {
     if (old.empty()) return;
     try {

@@ -13,11 +13,13 @@
 
 #include <initializer_list>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "passinfra/core/run.hpp"
 #include "passinfra/core/sequential.hpp"
+#include "passinfra/detail/inline.hpp"
 #include "passinfra/dynamic/any_pass.hpp"
 
 namespace passinfra {
@@ -39,15 +41,52 @@ class DynamicSequential : public CallablePass<DynamicSequential<IR>> {
   template <class Ctx>
   IR transform(IR ir, Ctx& ctx) const {
     const auto gate = detail::gate_of(ctx);  // options are fixed: read them once
-    for (const auto& child : passes_) {
-      if (!gate.pass_enabled(child.info())) continue;
-      if (child.has_required()) ir = child.run_required(std::move(ir), ctx);
-      ir = detail::run_gated(child, std::move(ir), ctx, gate);
+    if constexpr (requires { gate.opt_level_gate(); }) {
+      // No names listed (the common case): the gate is one compare and no
+      // name is required; the general version is out of line.
+      if (gate.names_listed()) [[unlikely]] return run_children_general(std::move(ir), ctx, gate);
+      return run_children(std::move(ir), ctx, gate.opt_level_gate());
+    } else {
+      return run_children(std::move(ir), ctx, gate);
     }
-    return ir;
   }
 
  private:
+  // A child whose body runs under `body_ctx` (one ContextRef for all the
+  // children) while `run` calls the hooks of the context itself.
+  struct BoundChild {
+    const AnyPass<IR>& pass;
+    ContextRef<IR>& body_ctx;
+    PASSINFRA_ALWAYS_INLINE const PassInfo& info() const noexcept { return pass.info(); }
+    template <class Ctx>
+    PASSINFRA_ALWAYS_INLINE IR transform(IR ir, Ctx&) const {
+      return pass.transform(std::move(ir), body_ctx);
+    }
+  };
+
+  template <class Ctx, class Gate>
+  PASSINFRA_ALWAYS_INLINE IR run_children(IR ir, Ctx& ctx, const Gate& gate) const {
+    if constexpr (std::is_same_v<Ctx, ContextRef<IR>>) {
+      for (const auto& child : passes_) {
+        if (!gate.pass_enabled(child.info())) continue;
+        if (child.has_required()) ir = child.run_required(std::move(ir), ctx);
+        ir = detail::run_gated(child, std::move(ir), ctx, gate);
+      }
+    } else {
+      ContextRef<IR> body_ctx(ctx);
+      for (const auto& child : passes_) {
+        if (!gate.pass_enabled(child.info())) continue;
+        if (child.has_required()) ir = child.run_required(std::move(ir), body_ctx);
+        ir = detail::run_gated(BoundChild{child, body_ctx}, std::move(ir), ctx, gate);
+      }
+    }
+    return ir;
+  }
+  template <class Ctx, class Gate>
+  [[gnu::noinline]] IR run_children_general(IR ir, Ctx& ctx, const Gate& gate) const {
+    return run_children(std::move(ir), ctx, gate);
+  }
+
   std::vector<AnyPass<IR>> passes_;
   std::string name_{Sequential<>::default_info.name};
   int opt_level_ = Sequential<>::default_info.opt_level;
