@@ -168,27 +168,43 @@ printf '#include <passinfra/core.hpp>\nint main() { return 0; }\n' >"$src/includ
 # ------------------------------------------------------------------- measure
 flags=(-std=c++20 -O2 -c -I"$include")  # Boost from /usr/include (libboost1.81-dev)
 
-# measure <compiler> <file> -> "cpu_seconds maxrss_kb": user + system CPU time
-# (less disturbed than wall time by other work on a shared machine), the
-# fastest of $reps runs, with that run's peak memory.
+# measure <compiler> <file> -> "cpu_seconds maxrss_kb status": user + system
+# CPU time (less disturbed than wall time by other work on a shared
+# machine), the fastest of $reps runs (one run when it takes over 30 s), with
+# that run's peak memory. status: ok; deep when clang needed
+# -fbracket-depth=2048 (its default limit of 256 nested expressions, which a
+# fold expression over more than 256 pack elements exceeds); fail otherwise
+# (the first error line goes to $out/failures.txt).
 measure() {
-  local cxx=$1 file=$2 best="" r line cpu
+  local cxx=$1 file=$2 best="" r cpu status=ok extra=() deep_error=""
   for ((r = 0; r < reps; ++r)); do
-    line=$(/usr/bin/time -f '%U %S %M' "$cxx" "${flags[@]}" "$file" -o "$out/obj.o" 2>&1 >/dev/null | tail -1)
-    [[ "$line" =~ ^[0-9.]+\ [0-9.]+\ [0-9]+$ ]] || {
-      echo "compile_time.sh: $cxx $file failed:" >&2
-      "$cxx" "${flags[@]}" "$file" -o "$out/obj.o" >&2 || true
-      exit 1
-    }
-    read -r u sy kb <<<"$line"
+    if ! /usr/bin/time -o "$out/time.txt" -f '%U %S %M' "$cxx" "${flags[@]}" "${extra[@]}" "$file" -o "$out/obj.o" \
+        >/dev/null 2>"$out/errors.txt"; then
+      if [[ $status == ok && $cxx == clang* ]] && grep -q 'exceeded expression nesting limit' "$out/errors.txt"; then
+        status=deep
+        deep_error=$(grep -m1 'exceeded expression nesting limit' "$out/errors.txt" | sed 's|^[^ ]*/include/passinfra/|passinfra/|')
+        extra=(-fbracket-depth=2048)
+        r=-1
+        continue
+      fi
+      echo "$cxx $(basename "$file"): $(grep -m1 'error' "$out/errors.txt" || head -1 "$out/errors.txt")" >>"$out/failures.txt"
+      echo "0 0 fail"
+      return
+    fi
+    read -r u sy kb <"$out/time.txt"
     cpu=$(awk -v u="$u" -v s="$sy" 'BEGIN { printf "%.2f", u + s }')
     if [[ -z "$best" ]] || awk -v a="$cpu" -v b="${best% *}" 'BEGIN { exit !(a < b) }'; then best="$cpu $kb"; fi
+    awk -v a="$cpu" 'BEGIN { exit !(a > 30) }' && break
   done
-  echo "$best"
+  if [[ $status == deep ]]; then
+    echo "$cxx $(basename "$file"): $deep_error" >>"$out/failures.txt"
+  fi
+  echo "$best $status"
 }
 
 results="$out/raw.txt"
 : >"$results"
+: >"$out/failures.txt"
 for cxx in "${compilers[@]}"; do
   echo "compile_time.sh: $cxx include.cpp" >&2
   echo "$cxx include 0 $(measure "$cxx" "$src/include.cpp")" >>"$results"
@@ -280,30 +296,47 @@ clang_breakdown() {  # self time per kind of work from clang's -ftime-trace
 md="$out/compile_time.md"
 {
   echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') by \`benchmarks/compile_time.sh\` at commit \`${PASSINFRA_BENCH_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}\`:"
-  echo "$(g++ --version | head -1); $(clang++-16 --version | head -1); \`-std=c++20 -O2 -c\`; CPU time (user + system), fastest of $reps runs;"
+  echo "$(g++ --version | head -1); $(clang++-16 --version | head -1); \`-std=c++20 -O2 -c\`; CPU time (user + system), fastest of $reps runs (one run when over 30 s);"
   echo "\`include\` is passinfra/core.hpp and an empty main (the header's fixed cost)."
   echo
   awk -v ns="$ns" '
-    { t[$1 " " $2 " " $3] = $4; m[$1 " " $2 " " $3] = $5; if (!($1 in seen)) { seen[$1] = 1; cs[++nc] = $1 } }
+    {
+      key = $1 " " $2 " " $3; t[key] = $4; m[key] = $5; st[key] = $6
+      if (!($1 in seen)) { seen[$1] = 1; cs[++nc] = $1 }
+    }
+    function cell(key, value, fmt) {
+      if (st[key] == "fail") return "fails"
+      return sprintf(fmt, value) (st[key] == "deep" ? " †" : "")
+    }
+    function ok(key) { return st[key] != "fail" }
     END {
       k = split(ns, n, " ")
       print "| compiler | N | hand-written s | Sequential s | seq / hand | hand MB | Sequential MB | seq / hand (MB) | growth, hand ms/pass | growth, Sequential ms/pass |"
       print "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
       for (c = 1; c <= nc; ++c) {
         cc = cs[c]
-        printf "| %s | include only | | %.2f | | | %.0f | | | |\n", cc, t[cc " include 0"], m[cc " include 0"] / 1024
+        printf "| %s | include only | | %s | | | %s | | | |\n", cc, cell(cc " include 0", t[cc " include 0"], "%.2f"), cell(cc " include 0", m[cc " include 0"] / 1024, "%.0f")
         for (i = 1; i <= k; ++i) {
-          h = t[cc " hand " n[i]]; s = t[cc " seq " n[i]]
-          hm = m[cc " hand " n[i]] / 1024; sm = m[cc " seq " n[i]] / 1024
+          hk = cc " hand " n[i]; sk = cc " seq " n[i]
+          h = t[hk]; s = t[sk]; hm = m[hk] / 1024; sm = m[sk] / 1024
+          r = (ok(hk) && ok(sk) && h > 0) ? sprintf("%.2f", s / h) : ""
+          rm = (ok(hk) && ok(sk) && hm > 0) ? sprintf("%.2f", sm / hm) : ""
           gh = gs = ""
           if (i > 1) {
-            gh = sprintf("%.1f", 1000 * (h - t[cc " hand " n[i-1]]) / (n[i] - n[i-1]))
-            gs = sprintf("%.1f", 1000 * (s - t[cc " seq " n[i-1]]) / (n[i] - n[i-1]))
+            ph = cc " hand " n[i-1]; ps = cc " seq " n[i-1]
+            if (ok(hk) && ok(ph)) gh = sprintf("%.1f", 1000 * (h - t[ph]) / (n[i] - n[i-1]))
+            if (ok(sk) && ok(ps) ) gs = sprintf("%.1f", 1000 * (s - t[ps]) / (n[i] - n[i-1]))
           }
-          printf "| %s | %d | %.2f | %.2f | %.2f | %.0f | %.0f | %.2f | %s | %s |\n", cc, n[i], h, s, s / h, hm, sm, sm / hm, gh, gs
+          printf "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", cc, n[i], cell(hk, h, "%.2f"), cell(sk, s, "%.2f"), r, cell(hk, hm, "%.0f"), cell(sk, sm, "%.0f"), rm, gh, gs
         }
       }
     }' "$results"
+  if [[ -s "$out/failures.txt" ]]; then
+    echo
+    echo "Compiler errors (a value marked † was then measured with \`-fbracket-depth=2048\`):"
+    echo
+    sed 's/^/    /' "$out/failures.txt"
+  fi
   echo
   echo "Where the time goes at N = $n_profile:"
   echo
