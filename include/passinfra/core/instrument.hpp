@@ -65,6 +65,24 @@ concept InstrumentList = requires(L& list, typename L::list_type items) {
 
 namespace detail {
 
+// One bit per hook: run-time lists that know which hooks their items have
+// (hook_mask()) let a hook phase skip them when none has the hook.
+inline constexpr unsigned hook_enter_pass_ctx = 1u << 0;
+inline constexpr unsigned hook_exit_pass_ctx = 1u << 1;
+inline constexpr unsigned hook_should_run = 1u << 2;
+inline constexpr unsigned hook_run_before_pass = 1u << 3;
+inline constexpr unsigned hook_run_after_pass = 1u << 4;
+inline constexpr unsigned hook_run_after_pass_failed = 1u << 5;
+inline constexpr unsigned all_hooks = (1u << 6) - 1;
+
+template <class I, class IR>
+constexpr unsigned hook_mask_of() {
+  return (HasEnterPassCtx<I> ? hook_enter_pass_ctx : 0u) | (HasExitPassCtx<I> ? hook_exit_pass_ctx : 0u) |
+         (HasShouldRun<I, IR> ? hook_should_run : 0u) | (HasRunBeforePass<I, IR> ? hook_run_before_pass : 0u) |
+         (HasRunAfterPass<I, IR> ? hook_run_after_pass : 0u) |
+         (HasRunAfterPassFailed<I> ? hook_run_after_pass_failed : 0u);
+}
+
 template <class I>
 concept HasNameFunction = requires(const I& i) {
   { i.name() } -> std::convertible_to<std::string_view>;

@@ -185,7 +185,7 @@ class InstrumentSet {
     bool run = true;
     if constexpr (has_should_run<IR>) {
       if (cleared_.value) return true;
-      for_each_instrument([&](auto& instrument, std::size_t) PASSINFRA_LAMBDA_INLINE {
+      for_each_instrument<detail::hook_should_run>([&](auto& instrument, std::size_t) PASSINFRA_LAMBDA_INLINE {
         using I = U<decltype(instrument)>;
         if constexpr (HasShouldRun<I, IR> && detail::check_should_run_result<I, IR>()) {
           run &= instrument.should_run(ir, info);  // every instrument is asked
@@ -242,7 +242,7 @@ class InstrumentSet {
                              std::size_t to) noexcept {
     if constexpr (has_run_after_pass_failed) {
       if (cleared_.value) return;
-      for_each_instrument([&](auto& instrument, std::size_t index) {
+      for_each_instrument<detail::hook_run_after_pass_failed>([&](auto& instrument, std::size_t index) {
         if constexpr (HasRunAfterPassFailed<U<decltype(instrument)>>) {
           if (index < from || index >= to) return;
           try {
@@ -271,14 +271,25 @@ class InstrumentSet {
   // order, items of run-time lists in place. A run-time list replaced by one
   // of its own hooks ends its part of the walk there (its old items stay
   // alive until the walk is over; see DynamicInstruments).
-  template <class F>
+  //
+  // for_each_instrument<Hooks>(f): the same for a hook phase of the hooks in
+  // the mask Hooks (detail::hook_should_run, ...): a run-time list none of
+  // whose items has one of them is passed over (its positions still count).
+  template <unsigned Hooks = detail::all_hooks, class F>
   PASSINFRA_ALWAYS_INLINE void for_each_instrument(F&& f) {
     [[maybe_unused]] std::size_t position = 0;
     detail::for_each_element<sizeof...(Is)>(items_, [&](auto& stored) PASSINFRA_LAMBDA_INLINE {
       auto& element = detail::unwrap(stored);
       if constexpr (InstrumentList<U<decltype(element)>>) {
         const auto& list = std::as_const(element).items();
-        if (list.empty()) return;  // no hook to call: nothing can change the list
+        if constexpr (Hooks != detail::all_hooks && requires { element.hook_mask(); }) {
+          if ((element.hook_mask() & Hooks) == 0) {  // an empty list too
+            position += list.size();
+            return;
+          }
+        } else {
+          if (list.empty()) return;  // no hook to call: nothing can change the list
+        }
         const auto phase = element.begin_phase();
         // The list cannot change without the phase seeing it (replaced()),
         // so its bounds are read once.

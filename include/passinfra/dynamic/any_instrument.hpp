@@ -6,9 +6,10 @@
 // i.name()                                `name()`/`name` of the instrument, else its type name
 // i.enter_pass_ctx() ... run_after_pass_failed(info, error)   forwards to the hook, if T has it
 // i.has_should_run() ...                  whether T has that hook
+// i.hook_mask()                           the hooks T has, one bit each
 //
-// Copies share the object. Only the hooks T has are called (a null entry in
-// a per-type table stands for a missing one); should_run defaults to run.
+// Copies share the object. Only the hooks T has are called (a hook T lacks
+// does nothing; should_run defaults to run).
 #pragma once
 
 #include <exception>
@@ -32,6 +33,7 @@ namespace detail {
 // The Concept half of the erasure: one table of hook entries per type T.
 template <class IR>
 struct InstrumentVTable {
+  unsigned hooks;  // hook_mask_of<T, IR>()
   void (*enter)(void*);
   void (*exit)(void*);
   bool (*should_run)(void*, const IR&, const PassInfo&);
@@ -41,28 +43,31 @@ struct InstrumentVTable {
   std::string_view (*name)(const void*);
 };
 
-// The Model half: the table for T, with null for each hook T lacks.
+// The Model half: the table for T. The three per-pass hooks are never null
+// (a hook T lacks does nothing; should_run says "run"), so a call needs no
+// test; the others are null for a hook T lacks. `hooks` says which T has.
 template <class IR, class T>
 inline constexpr InstrumentVTable<IR> instrument_vtable_for{
+    hook_mask_of<T, IR>(),
     HasEnterPassCtx<T> ? +[](void* o) {
       if constexpr (HasEnterPassCtx<T>) static_cast<T*>(o)->enter_pass_ctx();
     } : nullptr,
     HasExitPassCtx<T> ? +[](void* o) {
       if constexpr (HasExitPassCtx<T>) static_cast<T*>(o)->exit_pass_ctx();
     } : nullptr,
-    HasShouldRun<T, IR> ? +[](void* o, const IR& ir, const PassInfo& info) -> bool {
+    +[]([[maybe_unused]] void* o, [[maybe_unused]] const IR& ir, [[maybe_unused]] const PassInfo& info) -> bool {
       if constexpr (HasShouldRun<T, IR>) {
         return static_cast<T*>(o)->should_run(ir, info);
       } else {
         return true;
       }
-    } : nullptr,
-    HasRunBeforePass<T, IR> ? +[](void* o, const IR& ir, const PassInfo& info) {
+    },
+    +[]([[maybe_unused]] void* o, [[maybe_unused]] const IR& ir, [[maybe_unused]] const PassInfo& info) {
       if constexpr (HasRunBeforePass<T, IR>) static_cast<T*>(o)->run_before_pass(ir, info);
-    } : nullptr,
-    HasRunAfterPass<T, IR> ? +[](void* o, const IR& ir, const PassInfo& info) {
+    },
+    +[]([[maybe_unused]] void* o, [[maybe_unused]] const IR& ir, [[maybe_unused]] const PassInfo& info) {
       if constexpr (HasRunAfterPass<T, IR>) static_cast<T*>(o)->run_after_pass(ir, info);
-    } : nullptr,
+    },
     HasRunAfterPassFailed<T> ? +[](void* o, const PassInfo& info, std::exception_ptr error) {
       if constexpr (HasRunAfterPassFailed<T>) static_cast<T*>(o)->run_after_pass_failed(info, std::move(error));
     } : nullptr,
@@ -95,25 +100,21 @@ class AnyInstrument {
   void exit_pass_ctx() const {
     if (vtable_->exit) vtable_->exit(object_);
   }
-  bool should_run(const IR& ir, const PassInfo& info) const {
-    return vtable_->should_run ? vtable_->should_run(object_, ir, info) : true;
-  }
-  void run_before_pass(const IR& ir, const PassInfo& info) const {
-    if (vtable_->before) vtable_->before(object_, ir, info);
-  }
-  void run_after_pass(const IR& ir, const PassInfo& info) const {
-    if (vtable_->after) vtable_->after(object_, ir, info);
-  }
+  bool should_run(const IR& ir, const PassInfo& info) const { return vtable_->should_run(object_, ir, info); }
+  void run_before_pass(const IR& ir, const PassInfo& info) const { vtable_->before(object_, ir, info); }
+  void run_after_pass(const IR& ir, const PassInfo& info) const { vtable_->after(object_, ir, info); }
   void run_after_pass_failed(const PassInfo& info, std::exception_ptr error) const {
     if (vtable_->after_failed) vtable_->after_failed(object_, info, std::move(error));
   }
 
-  bool has_enter_pass_ctx() const noexcept { return vtable_->enter != nullptr; }
-  bool has_exit_pass_ctx() const noexcept { return vtable_->exit != nullptr; }
-  bool has_should_run() const noexcept { return vtable_->should_run != nullptr; }
-  bool has_run_before_pass() const noexcept { return vtable_->before != nullptr; }
-  bool has_run_after_pass() const noexcept { return vtable_->after != nullptr; }
-  bool has_run_after_pass_failed() const noexcept { return vtable_->after_failed != nullptr; }
+  bool has_enter_pass_ctx() const noexcept { return (vtable_->hooks & detail::hook_enter_pass_ctx) != 0; }
+  bool has_exit_pass_ctx() const noexcept { return (vtable_->hooks & detail::hook_exit_pass_ctx) != 0; }
+  bool has_should_run() const noexcept { return (vtable_->hooks & detail::hook_should_run) != 0; }
+  bool has_run_before_pass() const noexcept { return (vtable_->hooks & detail::hook_run_before_pass) != 0; }
+  bool has_run_after_pass() const noexcept { return (vtable_->hooks & detail::hook_run_after_pass) != 0; }
+  bool has_run_after_pass_failed() const noexcept { return (vtable_->hooks & detail::hook_run_after_pass_failed) != 0; }
+  // hook_mask(): the hooks T has, one bit each (detail::hook_should_run, ...).
+  unsigned hook_mask() const noexcept { return vtable_->hooks; }
 
   // The object, if it is a T (else nullptr).
   template <class T>

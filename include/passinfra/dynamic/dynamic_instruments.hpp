@@ -5,6 +5,7 @@
 // list.items()                        the list (read-only; it changes by replace / take_items)
 // list.replace(new_list)              installs new_list (override_instruments, clearing)
 // list.take_items()                   empties the list and returns what it held
+// list.hook_mask()                     the hooks some item has (a phase skips the list when none has its hook)
 // list.begin_phase() -> Phase         marks a hook phase over the list (InstrumentSet does this)
 //
 // Inside an InstrumentSet (`InstrumentSet<Timing&, DynamicInstruments<IR>>`)
@@ -66,8 +67,8 @@ class DynamicInstruments {
   };
 
   DynamicInstruments() = default;
-  DynamicInstruments(std::initializer_list<AnyInstrument<IR>> instruments) : items_(instruments) {}
-  explicit DynamicInstruments(list_type instruments) : items_(std::move(instruments)) {}
+  DynamicInstruments(std::initializer_list<AnyInstrument<IR>> instruments) : items_(instruments) { refresh_mask(); }
+  explicit DynamicInstruments(list_type instruments) : items_(std::move(instruments)) { refresh_mask(); }
 
   // items(): the list, read-only: it changes only through replace() and
   // take_items(), which a running hook phase sees (Phase::replaced()).
@@ -78,14 +79,20 @@ class DynamicInstruments {
   void replace(list_type list) noexcept {
     list_type old = std::exchange(items_, std::move(list));
     ++generation_;
+    refresh_mask();
     if (phases_ > 0) retire(std::move(old));
   }
 
   // take_items(): the items, leaving the list empty. The caller keeps them alive.
   list_type take_items() noexcept {
     ++generation_;
+    hook_mask_ = 0;
     return std::exchange(items_, list_type{});
   }
+
+  // hook_mask(): the hooks some item has, one bit each (0 for an empty
+  // list): a hook phase skips a list none of whose items has its hook.
+  unsigned hook_mask() const noexcept { return hook_mask_; }
 
   PASSINFRA_ALWAYS_INLINE Phase begin_phase() noexcept { return Phase(*this); }
 
@@ -98,6 +105,11 @@ class DynamicInstruments {
     if (phases_ == 0) retired_.clear();
   }
 
+  void refresh_mask() noexcept {
+    hook_mask_ = 0;
+    for (const auto& item : items_) hook_mask_ |= item.hook_mask();
+  }
+
   void retire(list_type old) noexcept {
     if (old.empty()) return;
     try {
@@ -108,6 +120,7 @@ class DynamicInstruments {
   }
 
   list_type items_;
+  unsigned hook_mask_ = 0;
   std::vector<list_type> retired_;
   std::uint64_t generation_ = 0;
   std::size_t phases_ = 0;
