@@ -70,11 +70,11 @@ VCounting vcounting;
 long function_hook_calls = 0;
 const FunctionHooks function_hooks{
     [](const IR&) {
-      ++function_hook_calls;
+      count(function_hook_calls);
       return true;
     },
-    [](const IR&) { ++function_hook_calls; },
-    [](const IR&) { ++function_hook_calls; },
+    [](const IR&) { count(function_hook_calls); },
+    [](const IR&) { count(function_hook_calls); },
 };
 }  // namespace
 

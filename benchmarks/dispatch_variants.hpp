@@ -46,15 +46,24 @@ struct Inc {
   IR transform(IR ir, auto&) const { return body<K>(ir); }
 };
 
+// count(c): ++c, and an empty asm that reads and writes c in memory, so the
+// optimizer keeps every count where it happens (it may not merge the counts
+// of a whole pipeline into one add) -- as it must keep a real instrument's
+// effects. One increment in memory per hook, however the hook is reached.
+inline void count(long& c) {
+  ++c;
+  asm volatile("" : "+m"(c));
+}
+
 // Three counting hooks (should_run / before / after), like a cheap recorder.
 struct CountingHooks {
   long calls = 0;
   bool should_run(const IR&, const passinfra::PassInfo&) {
-    ++calls;
+    count(calls);
     return true;
   }
-  void run_before_pass(const IR&, const passinfra::PassInfo&) { ++calls; }
-  void run_after_pass(const IR&, const passinfra::PassInfo&) { ++calls; }
+  void run_before_pass(const IR&, const passinfra::PassInfo&) { count(calls); }
+  void run_after_pass(const IR&, const passinfra::PassInfo&) { count(calls); }
 };
 
 // A recording instrument: appends (hook, pass name) to a vector whose
@@ -114,11 +123,11 @@ struct VInstrument {
 struct VCounting final : VInstrument {
   long calls = 0;
   bool should_run(const IR&) override {
-    ++calls;
+    count(calls);
     return true;
   }
-  void before(const IR&) override { ++calls; }
-  void after(const IR&) override { ++calls; }
+  void before(const IR&) override { count(calls); }
+  void after(const IR&) override { count(calls); }
 };
 
 template <class Seq>
