@@ -3,8 +3,11 @@
 // (SPEC §4's ordering rules are in tests/spec/sequential_spec_test.cpp.)
 #include <doctest/doctest.h>
 
+#include <cstddef>
+#include <functional>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <boost/hana/at.hpp>
@@ -148,4 +151,38 @@ TEST_CASE("core/sequential: the Sequential's opt_level does not gate the Sequent
   auto ctx = passinfra::make_pass_context<TestIR>({.opt_level = 0});
   // run() applies no gate (SPEC 3): the Sequential (opt_level 4) runs at opt_level 0, and gates A (opt_level 0).
   CHECK(passinfra::run(seq, TestIR{}, ctx).trail == std::vector<std::string>{"A"});
+}
+
+// More children than clang's expression nesting limit (-fbracket-depth, 256)
+// allows in one fold: Sequential walks them in chunks, so it compiles with
+// the default limit on g++ and clang, and runs every child in order.
+namespace {
+template <std::size_t I>
+struct Numbered {
+  static constexpr PassInfo info{"Numbered", static_cast<int>(I % 4)};
+  TestIR transform(TestIR ir, auto&) const {
+    ir.trail.push_back(std::to_string(I));
+    return ir;
+  }
+};
+template <std::size_t... I>
+Sequential<Numbered<I>...> long_sequential(std::index_sequence<I...>) {
+  return {};
+}
+}  // namespace
+
+TEST_CASE("core/sequential: 300 children compile with the default nesting limits and run in order, gated") {
+  constexpr std::size_t n = 300;
+  const auto seq = long_sequential(std::make_index_sequence<n>{});
+  EventLog log;
+  Recorder rec = recorder("R", log);
+  auto ctx = passinfra::make_pass_context<TestIR>({.opt_level = 2}, std::ref(rec));
+  const TestIR out = passinfra::run(seq, TestIR{nullptr}, ctx);
+  std::vector<std::string> expected;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i % 4 <= 2) expected.push_back(std::to_string(i));  // opt_level 3 children are gated off
+  }
+  CHECK(out.trail == expected);
+  // should_run, before and after of the Sequential and of each child that ran.
+  CHECK(log.events.size() == 3 * (expected.size() + 1));
 }

@@ -67,14 +67,14 @@ template <class... Ps>
 class Sequential : public CallablePass<Sequential<Ps...>> {
   // Checked when the type is instantiated (a declaration is enough), one
   // element at a time, so a non-pass is named in its own static_assert.
-  static constexpr bool children_ok = (detail::check_pass<Ps, detail::Entry::sequential>() && ...);
+  static constexpr bool children_ok = detail::all_true<detail::check_pass<Ps, detail::Entry::sequential>()...>();
   static_assert(detail::reported(children_ok));
 
  public:
   static constexpr PassInfo default_info{"sequential", 0};
 
   constexpr Sequential()
-    requires(std::is_default_constructible_v<Ps> && ...)
+    requires(detail::all_true<std::is_default_constructible_v<Ps>...>())
   = default;
 
   constexpr explicit Sequential(Ps... passes)

@@ -23,16 +23,41 @@
 namespace passinfra::detail {
 
 // for_each_element(tuple, f): f(element) for each element of a Hana tuple,
-// in order, as one inlined fold (hana::for_each's own fold is not always
-// inlined, which would keep the IR in memory across a whole pipeline).
-template <class Tuple, class F, std::size_t... I>
-PASSINFRA_ALWAYS_INLINE void for_each_element_impl(Tuple& tuple, F& f, std::index_sequence<I...>) {
-  (f(boost::hana::at_c<I>(tuple)), ...);
+// in order, as inlined folds (hana::for_each's own fold is not always
+// inlined, which would keep the IR in memory across a whole pipeline). The
+// folds take at most fold_chunk elements each: clang limits the nesting of
+// one expression (-fbracket-depth, 256), and a fold is one expression.
+inline constexpr std::size_t fold_chunk = 128;
+
+template <std::size_t Offset, class Tuple, class F, std::size_t... I>
+PASSINFRA_ALWAYS_INLINE void for_each_element_chunk(Tuple& tuple, F& f, std::index_sequence<I...>) {
+  (f(boost::hana::at_c<Offset + I>(tuple)), ...);
+}
+
+template <std::size_t N, class Tuple, class F, std::size_t... C>
+PASSINFRA_ALWAYS_INLINE void for_each_element_chunks(Tuple& tuple, F& f, std::index_sequence<C...>) {
+  (for_each_element_chunk<C * fold_chunk>(
+       tuple, f, std::make_index_sequence<(N - C * fold_chunk < fold_chunk ? N - C * fold_chunk : fold_chunk)>{}),
+   ...);
 }
 
 template <std::size_t N, class Tuple, class F>
 PASSINFRA_ALWAYS_INLINE void for_each_element(Tuple& tuple, F&& f) {
-  for_each_element_impl(tuple, f, std::make_index_sequence<N>{});
+  if constexpr (N <= fold_chunk) {
+    for_each_element_chunk<0>(tuple, f, std::make_index_sequence<N>{});
+  } else {
+    for_each_element_chunks<N>(tuple, f, std::make_index_sequence<(N + fold_chunk - 1) / fold_chunk>{});
+  }
+}
+
+// all_true<Bs...>(): every B is true, without a fold (no nesting limit).
+template <bool... Bs>
+consteval bool all_true() {
+  constexpr bool values[] = {true, Bs...};
+  for (bool b : values) {
+    if (!b) return false;
+  }
+  return true;
 }
 
 }  // namespace passinfra::detail
