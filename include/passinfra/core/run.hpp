@@ -88,6 +88,42 @@ PASSINFRA_ALWAYS_INLINE bool instruments_active(Ctx& ctx) noexcept {
   }
 }
 
+// run_hooks(set, ir, info, ask_should_run, body): SPEC §3's hook sequence
+// around body(ir) -- should_run (when ask_should_run), run_before_pass, the
+// body, run_after_pass, and run_after_pass_failed when the set may have it --
+// for a set that has some pass hook. A set that runs the whole sequence
+// itself (ErasedInstrumentSet: one call through the type-erased context
+// instead of one per hook) is handed all of it.
+template <class Set, class IR, class Body>
+PASSINFRA_ALWAYS_INLINE IR run_hooks(Set& set, IR ir, const PassInfo& info, [[maybe_unused]] bool ask_should_run,
+                                     Body&& body) {
+  if constexpr (requires { set.run_pass(std::move(ir), info, ask_should_run, body); }) {
+    return set.run_pass(std::move(ir), info, ask_should_run, body);
+  } else {
+    if constexpr (Set::template has_should_run<IR>) {
+      if (ask_should_run && !set.should_run(std::as_const(ir), info)) return ir;
+    }
+    if constexpr (!Set::has_run_after_pass_failed) {
+      set.run_before_pass(std::as_const(ir), info);
+      IR out = body(std::move(ir));
+      set.run_after_pass(std::as_const(out), info);
+      return out;
+    } else {
+      std::size_t returned = 0;  // run_before_pass hooks that returned
+      std::size_t started = 0;   // run_after_pass hooks that were started
+      try {
+        set.run_before_pass(std::as_const(ir), info, returned);
+        IR out = body(std::move(ir));
+        set.run_after_pass(std::as_const(out), info, started);
+        return out;
+      } catch (...) {
+        set.run_after_pass_failed(info, std::current_exception(), started, returned);
+        throw;
+      }
+    }
+  }
+}
+
 // run_gated(pass, ir, ctx, gate): SPEC §3, with the required_pass test
 // answered by `gate`; run() and Sequential share it.
 template <class P, class IR, class Ctx, class Gate>
@@ -100,28 +136,10 @@ PASSINFRA_ALWAYS_INLINE IR run_gated(const P& pass, IR ir, Ctx& ctx, const Gate&
       return pass.transform(std::move(ir), ctx);
     } else {
       const PassInfo& info = info_of<P>(pass);
-      auto& set = ctx.instrument_set();
-      if constexpr (Set::template has_should_run<IR>) {
-        if (!gate.is_required(info.name) && !set.should_run(std::as_const(ir), info)) return ir;
-      }
-      if constexpr (!Set::has_run_after_pass_failed) {
-        set.run_before_pass(std::as_const(ir), info);
-        IR out = pass.transform(std::move(ir), ctx);
-        set.run_after_pass(std::as_const(out), info);
-        return out;
-      } else {
-        std::size_t returned = 0;  // run_before_pass hooks that returned
-        std::size_t started = 0;   // run_after_pass hooks that were started
-        try {
-          set.run_before_pass(std::as_const(ir), info, returned);
-          IR out = pass.transform(std::move(ir), ctx);
-          set.run_after_pass(std::as_const(out), info, started);
-          return out;
-        } catch (...) {
-          set.run_after_pass_failed(info, std::current_exception(), started, returned);
-          throw;
-        }
-      }
+      bool ask_should_run = false;  // a name in required_pass skips should_run
+      if constexpr (Set::template has_should_run<IR>) ask_should_run = !gate.is_required(info.name);
+      return run_hooks(ctx.instrument_set(), std::move(ir), info, ask_should_run,
+                       [&](IR in) PASSINFRA_LAMBDA_INLINE { return pass.transform(std::move(in), ctx); });
     }
   }
 }
