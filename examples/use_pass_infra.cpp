@@ -108,7 +108,7 @@ int main() {
   const float multiplier = 3.0f;
   auto custom_pass = passinfra::function_pass(
       {"CustomPipeline", 1},
-      [multiplier](tinyir::Function fn, const Module&) { return tinyir::multiply_constants(fn, multiplier); });
+      [multiplier](const tinyir::Function& fn, const Module&) { return tinyir::multiply_constants(fn, multiplier); });
   std::cout << "custom_pass.info().name == \"" << custom_pass.info().name << "\"\n";
   if (custom_pass.info().name != "CustomPipeline") return 1;
   mod = tinyir::example();

@@ -29,6 +29,8 @@ struct AttrValue {
   std::variant<std::int64_t, double, std::string, Ints> value;
 
   AttrValue() : value(std::int64_t{0}) {}
+  // Implicit on purpose: attributes are written as {{"channels", 64}, {"padding", {1, 1}}}.
+  // NOLINTBEGIN(google-explicit-constructor)
   AttrValue(int v) : value(std::int64_t{v}) {}
   AttrValue(long v) : value(static_cast<std::int64_t>(v)) {}
   AttrValue(long long v) : value(static_cast<std::int64_t>(v)) {}
@@ -38,6 +40,7 @@ struct AttrValue {
   AttrValue(std::string_view v) : value(std::string(v)) {}
   AttrValue(Ints v) : value(std::move(v)) {}
   AttrValue(std::initializer_list<std::int64_t> v) : value(Ints(v)) {}
+  // NOLINTEND(google-explicit-constructor)
 
   bool is_int() const noexcept { return std::holds_alternative<std::int64_t>(value); }
   bool is_double() const noexcept { return std::holds_alternative<double>(value); }

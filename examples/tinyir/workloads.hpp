@@ -34,7 +34,7 @@ namespace tinyir {
 //       return relay.Function([x, weight], z2)
 inline Module example() {
   const std::vector<std::int64_t> shape{1, 64, 54, 54};
-  Constant c = make_constant(tensor_type(shape), std::vector<float>(1 * 64 * 54 * 54, 0.0f));
+  Constant c = make_constant(tensor_type(shape), std::vector<float>(std::size_t{1} * 64 * 54 * 54, 0.0f));
   Var weight = make_var("weight", tensor_type({64, 64, 3, 3}));
   Var x = make_var("x", tensor_type({1, 64, 56, 56}));
   Expr conv = op::conv2d(x, weight);

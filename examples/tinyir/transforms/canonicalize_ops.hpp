@@ -45,7 +45,7 @@ inline Function canonicalize_ops(const Function& fn, const Module& /*mod*/) {
 }
 
 // canonicalize_ops(mod)
-inline Module canonicalize_ops(Module mod) {
+inline Module canonicalize_ops(const Module& mod) {
   return map_functions(mod, [](const Function& fn, const Module& m) { return canonicalize_ops(fn, m); });
 }
 

@@ -261,7 +261,7 @@ inline Function convert_layout(const Function& fn, const Module& /*mod*/, const 
 }
 
 // convert_layout(mod, desired)
-inline Module convert_layout(Module mod, const DesiredLayouts& desired) {
+inline Module convert_layout(const Module& mod, const DesiredLayouts& desired) {
   return map_functions(mod, [&](const Function& fn, const Module& m) { return convert_layout(fn, m, desired); });
 }
 

@@ -88,7 +88,7 @@ inline Function dead_code_elimination(const Function& fn, const Module& /*mod*/)
 }
 
 // dead_code_elimination(mod)
-inline Module dead_code_elimination(Module mod) {
+inline Module dead_code_elimination(const Module& mod) {
   return map_functions(mod, [](const Function& fn, const Module& m) { return dead_code_elimination(fn, m); });
 }
 

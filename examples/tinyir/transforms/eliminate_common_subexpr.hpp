@@ -99,7 +99,7 @@ inline Function eliminate_common_subexpr(const Function& fn, const Module& /*mod
 }
 
 // eliminate_common_subexpr(mod)
-inline Module eliminate_common_subexpr(Module mod) {
+inline Module eliminate_common_subexpr(const Module& mod) {
   return map_functions(mod, [](const Function& fn, const Module& m) { return eliminate_common_subexpr(fn, m); });
 }
 

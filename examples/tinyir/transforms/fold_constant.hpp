@@ -202,7 +202,7 @@ inline Function fold_constant(const Function& fn, const Module& /*mod*/) {
 }
 
 // fold_constant(mod)
-inline Module fold_constant(Module mod) {
+inline Module fold_constant(const Module& mod) {
   return map_functions(mod, [](const Function& fn, const Module& m) { return fold_constant(fn, m); });
 }
 

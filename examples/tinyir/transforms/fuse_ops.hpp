@@ -438,7 +438,7 @@ inline Function fuse_ops(const Function& fn, const Module& /*mod*/, int fuse_opt
 }
 
 // fuse_ops(mod, fuse_opt_level)
-inline Module fuse_ops(Module mod, int fuse_opt_level = 1) {
+inline Module fuse_ops(const Module& mod, int fuse_opt_level = 1) {
   return map_functions(mod, [&](const Function& fn, const Module& m) { return fuse_ops(fn, m, fuse_opt_level); });
 }
 
@@ -448,7 +448,7 @@ inline Function defuse_ops(const Function& fn, const Module& /*mod*/) {
 }
 
 // defuse_ops(mod)
-inline Module defuse_ops(Module mod) {
+inline Module defuse_ops(const Module& mod) {
   return map_functions(mod, [](const Function& fn, const Module& m) { return defuse_ops(fn, m); });
 }
 

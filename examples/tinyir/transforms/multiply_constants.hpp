@@ -35,7 +35,7 @@ inline Function multiply_constants(const Function& fn, float factor) {
 }
 
 // multiply_constants(mod, factor)
-inline Module multiply_constants(Module mod, float factor) {
+inline Module multiply_constants(const Module& mod, float factor) {
   return map_functions(mod, [factor](const Function& fn, const Module&) { return multiply_constants(fn, factor); });
 }
 

@@ -117,7 +117,7 @@ class ANormalizer {
 inline Function to_a_normal_form(const Function& fn, const Module& /*mod*/) { return detail::ANormalizer().run(fn); }
 
 // to_a_normal_form(mod)
-inline Module to_a_normal_form(Module mod) {
+inline Module to_a_normal_form(const Module& mod) {
   return map_functions(mod, [](const Function& fn, const Module& m) { return to_a_normal_form(fn, m); });
 }
 

@@ -350,7 +350,7 @@ struct TimingEntry {
     const std::size_t n = name_size();
     if (n > inline_size) {
       const std::string* interned;
-      std::memcpy(&interned, &text[0], sizeof interned);
+      std::memcpy(&interned, &text[0], sizeof interned);  // NOLINT(bugprone-sizeof-expression): the pointer itself
       return *interned;
     }
     std::string out(n, '\0');
@@ -462,14 +462,15 @@ class BasicPassTimingInstrument {
   BasicPassTimingInstrument& operator=(const BasicPassTimingInstrument&) = delete;
   // A move takes the buffers (and the identity the thread caches know);
   // the moved-from instrument is empty and usable. Not while passes run.
-  BasicPassTimingInstrument(BasicPassTimingInstrument&& other)
+  // Not noexcept: the moved-from instrument gets a new, empty state (an allocation).
+  BasicPassTimingInstrument(BasicPassTimingInstrument&& other)  // NOLINT(performance-noexcept-move-constructor)
       : key_(std::exchange(other.key_, detail::new_timing_key())),
         options_(other.options_),
         clock_(other.clock_),
         state_(std::exchange(other.state_, std::make_unique<State>())),
         owner_tag_(other.owner_tag_.exchange(nullptr, std::memory_order_acq_rel)),
         owner_(std::exchange(other.owner_, nullptr)) {}
-  BasicPassTimingInstrument& operator=(BasicPassTimingInstrument&& other) {
+  BasicPassTimingInstrument& operator=(BasicPassTimingInstrument&& other) {  // NOLINT(performance-noexcept-move-constructor)
     if (this != &other) {
       key_ = std::exchange(other.key_, detail::new_timing_key());
       options_ = other.options_;
@@ -599,7 +600,7 @@ class BasicPassTimingInstrument {
     if (interned == nullptr) [[likely]] {
       e.set_text(name.data(), name.size());
     } else {
-      std::memcpy(&e.text[0], &interned, sizeof interned);
+      std::memcpy(&e.text[0], &interned, sizeof interned);  // NOLINT(bugprone-sizeof-expression): the pointer itself
     }
     e.size = static_cast<std::uint32_t>(name.size());
     e.key = name.data();

@@ -25,6 +25,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <concepts>
 #include <cstdint>
 #include <memory>
@@ -94,7 +95,7 @@ class TscClock {
   }
 
   std::int64_t to_ns(std::uint64_t ticks) const noexcept {
-    return static_cast<std::int64_t>(static_cast<double>(ticks) * ns_per_tick_ + 0.5);
+    return static_cast<std::int64_t>(std::llround(static_cast<double>(ticks) * ns_per_tick_));
   }
 
   double ns_per_tick() const noexcept { return ns_per_tick_; }
