@@ -24,6 +24,7 @@
 # linear growth.
 #
 # --include DIR: the passinfra headers to measure (default: this tree's include/).
+# --table-only: only rewrite DIR/compile_time.md from the last run's raw.txt and profile.txt.
 # PASSINFRA_BENCH_COMMIT=<id> names the commit measured (default: git HEAD).
 # Needs g++, clang++-16 and /usr/bin/time (Debian package `time`).
 set -euo pipefail
@@ -34,12 +35,14 @@ out="$root/build/bench-compile"
 ns="10 100 200 500 1000"
 reps=3
 include="$root/include"
+table_only=0
 while (($#)); do
   case "$1" in
     --out) out=$2; shift 2 ;;
     --ns) ns=$2; shift 2 ;;
     --reps) reps=$2; shift 2 ;;
     --include) include=$(cd "$2" && pwd); shift 2 ;;
+    --table-only) table_only=1; shift ;;
     -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) echo "compile_time.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
@@ -159,6 +162,14 @@ int main(int argc, char**) {
 EOF
 }
 
+results="$out/raw.txt"
+profile="$out/profile.txt"
+n_profile=200
+[[ " $ns " == *" $n_profile "* ]] || n_profile=${ns%% *}
+
+if ((table_only == 0)); then
+date -u '+%Y-%m-%d %H:%M UTC' >"$out/measured_at.txt"
+echo "${PASSINFRA_BENCH_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}" >"$out/measured_commit.txt"
 for n in $ns; do
   gen_seq "$n" >"$src/seq_$n.cpp"
   gen_hand "$n" >"$src/hand_$n.cpp"
@@ -202,7 +213,6 @@ measure() {
   echo "$best $status"
 }
 
-results="$out/raw.txt"
 : >"$results"
 : >"$out/failures.txt"
 for cxx in "${compilers[@]}"; do
@@ -223,9 +233,6 @@ done
 # generation split by namespace (passinfra, boost::hana, boost::mp11, std, the
 # TU's own types), the LLVM passes summed. The trace itself slows clang down,
 # so these times are larger than the table's; the proportions are what count.
-profile="$out/profile.txt"
-n_profile=200
-[[ " $ns " == *" $n_profile "* ]] || n_profile=${ns%% *}
 
 gcc_phases() {  # the 8 phases of g++ -ftime-report with the most wall time
   g++ "${flags[@]}" -ftime-report "$1" -o "$out/obj.o" 2>&1 |
@@ -292,10 +299,12 @@ clang_breakdown() {  # self time per kind of work from clang's -ftime-trace
   done
 } >"$profile" 2>&1 || true
 
+fi  # table_only
+
 # --------------------------------------------------------------------- table
 md="$out/compile_time.md"
 {
-  echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') by \`benchmarks/compile_time.sh\` at commit \`${PASSINFRA_BENCH_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}\`:"
+  echo "Measured $(cat "$out/measured_at.txt" 2>/dev/null || echo '(date unknown)') by \`benchmarks/compile_time.sh\` at commit \`$(cat "$out/measured_commit.txt" 2>/dev/null || echo unknown)\`:"
   echo "$(g++ --version | head -1); $(clang++-16 --version | head -1); \`-std=c++20 -O2 -c\`; CPU time (user + system), fastest of $reps runs (one run when over 30 s);"
   echo "\`include\` is passinfra/core.hpp and an empty main (the header's fixed cost)."
   echo
@@ -338,7 +347,8 @@ md="$out/compile_time.md"
     sed 's/^/    /' "$out/failures.txt"
   fi
   echo
-  echo "Where the time goes at N = $n_profile:"
+  echo "Where the time goes at N = $n_profile (wall times of single traced compiles on a shared machine, slowed by"
+  echo "the tracing itself: read the proportions):"
   echo
   echo '```'
   cat "$profile"
