@@ -182,8 +182,8 @@ struct DefuseOps : passinfra::CallablePass<DefuseOps> {
 struct ToANormalForm : passinfra::CallablePass<ToANormalForm> {
   static constexpr passinfra::PassInfo info{"ToANormalForm", 1};
   template <class Ctx>
-  Module transform(Module m, Ctx& /*ctx*/) const {
-    return to_a_normal_form(std::move(m));
+  Module transform(const Module& m, Ctx& /*ctx*/) const {
+    return to_a_normal_form(m);
   }
 };
 

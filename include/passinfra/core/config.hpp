@@ -132,13 +132,14 @@ inline void register_config_option(std::string key, ConfigType type, std::string
 
 }  // namespace detail
 
+// (NOLINT: clang-tidy 16 does not see the moves into the by-value sink below.)
 template <class T>
-void register_config_option(std::string key, std::string description = {}) {
+void register_config_option(std::string key, std::string description = {}) {  // NOLINT(performance-unnecessary-value-param)
   detail::register_config_option(std::move(key), config_type_of<T>(), std::move(description));
 }
 
 template <class T>
-void register_config_option(const ConfigKey<T>& key, std::string description = {}) {
+void register_config_option(const ConfigKey<T>& key, std::string description = {}) {  // NOLINT(performance-unnecessary-value-param)
   detail::register_config_option(std::string(key.key), config_type_of<T>(), std::move(description));
 }
 

@@ -249,8 +249,9 @@ class PassRegistry {
   }
 
   // add<P>(description): registers P by P::info.name; create() makes P{}.
+  // (NOLINT: clang-tidy 16 does not see the moves inside `if constexpr`.)
   template <class P>
-  void add(std::string description = {}) {
+  void add(std::string description = {}) {  // NOLINT(performance-unnecessary-value-param)
     if constexpr (detail::check_registrable<P, IR>()) {
       Entry entry;
       entry.name = std::string(PassInfo(P::info).name);
@@ -268,6 +269,7 @@ class PassRegistry {
   // add(name, factory, options, description): factory(options) makes the pass;
   // it receives the given options checked against `options`, defaults filled in.
   template <class F>
+  // NOLINTNEXTLINE(performance-unnecessary-value-param): moved inside `if constexpr`, which clang-tidy 16 misses
   void add(std::string name, F factory, std::vector<PassOptionSpec> options = {}, std::string description = {}) {
     if constexpr (detail::check_factory<F, IR>()) {
       Entry entry;
