@@ -300,8 +300,8 @@ int main() {
   // If enter_pass_ctx throws, instrumentation is disabled and the instruments
   // that entered (PassFine_0) are exited.
   {
-    Context demo_ctx({}, {make<PassFine>("PassFine_0"), make<PassBadEnterCtx>("PassBadEnterCtx"),
-                          make<PassFine>("PassFine_1")});
+    Context demo_ctx(
+        {}, {make<PassFine>("PassFine_0"), make<PassBadEnterCtx>("PassBadEnterCtx"), make<PassFine>("PassFine_1")});
     try {
       auto scope = demo_ctx.enter();
       relay_mod = tinyir::InferType{}(relay_mod);
@@ -318,8 +318,8 @@ int main() {
   // If exit_pass_ctx throws, instrumentation is disabled and the exception
   // propagates: PassFine_1's exit_pass_ctx does not run.
   {
-    Context demo_ctx({}, {make<PassFine>("PassFine_0"), make<PassBadExitCtx>("PassBadExitCtx"),
-                          make<PassFine>("PassFine_1")});
+    Context demo_ctx(
+        {}, {make<PassFine>("PassFine_0"), make<PassBadExitCtx>("PassBadExitCtx"), make<PassFine>("PassFine_1")});
     try {
       auto scope = demo_ctx.enter();
       relay_mod = tinyir::InferType{}(relay_mod);
@@ -333,8 +333,8 @@ int main() {
   // Exceptions in should_run, run_before_pass and run_after_pass are not handled:
   // the scope exits the context on the way out, so every exit_pass_ctx runs.
   {
-    Context demo_ctx({}, {make<PassFine>("PassFine_0"), make<PassBadRunBefore>("PassBadRunBefore"),
-                          make<PassFine>("PassFine_1")});
+    Context demo_ctx(
+        {}, {make<PassFine>("PassFine_0"), make<PassBadRunBefore>("PassBadRunBefore"), make<PassFine>("PassFine_1")});
     try {
       auto scope = demo_ctx.enter();
       relay_mod = tinyir::InferType{}(relay_mod);
@@ -352,8 +352,8 @@ int main() {
   // exit_pass_ctx runs after the exception...
   {
     Context& cur = Context::current();
-    cur.override_instruments({make<PassFine>("PassFine_0"), make<PassBadRunBefore>("PassBadRunBefore"),
-                              make<PassFine>("PassFine_1")});
+    cur.override_instruments(
+        {make<PassFine>("PassFine_0"), make<PassBadRunBefore>("PassBadRunBefore"), make<PassFine>("PassFine_1")});
     try {
       relay_mod = tinyir::InferType{}(relay_mod);
       ok = false;

@@ -56,12 +56,23 @@ std::string shown(const std::string& key) { return key.substr(0, key.find('\0'))
 
 bool type_of(char c, ConfigType& t) {
   switch (c) {
-    case 'b': t = ConfigType::boolean; return true;
-    case 'i': t = ConfigType::integer; return true;
-    case 'd': t = ConfigType::floating; return true;
-    case 's': t = ConfigType::string; return true;
-    case 'l': t = ConfigType::string_list; return true;
-    default: return false;
+    case 'b':
+      t = ConfigType::boolean;
+      return true;
+    case 'i':
+      t = ConfigType::integer;
+      return true;
+    case 'd':
+      t = ConfigType::floating;
+      return true;
+    case 's':
+      t = ConfigType::string;
+      return true;
+    case 'l':
+      t = ConfigType::string_list;
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -72,18 +83,29 @@ void register_key(ConfigType t, const std::string& key) {
   const bool should_fail = key.empty() || (it != m.end() && it->second != t);
   try {
     switch (t) {
-      case ConfigType::boolean: passinfra::register_config_option<bool>(key); break;
-      case ConfigType::integer: passinfra::register_config_option<std::int64_t>(key); break;
-      case ConfigType::floating: passinfra::register_config_option<double>(key); break;
-      case ConfigType::string: passinfra::register_config_option<std::string>(key); break;
-      case ConfigType::string_list: passinfra::register_config_option<passinfra::StringList>(key); break;
+      case ConfigType::boolean:
+        passinfra::register_config_option<bool>(key);
+        break;
+      case ConfigType::integer:
+        passinfra::register_config_option<std::int64_t>(key);
+        break;
+      case ConfigType::floating:
+        passinfra::register_config_option<double>(key);
+        break;
+      case ConfigType::string:
+        passinfra::register_config_option<std::string>(key);
+        break;
+      case ConfigType::string_list:
+        passinfra::register_config_option<passinfra::StringList>(key);
+        break;
     }
   } catch (const passinfra::Error& e) {
     if (!should_fail) violated("register threw", key + ": " + e.what());
     const std::string what = e.what();
-    if (!key.empty() && (what.find("'" + shown(key)) == std::string::npos ||
-                         (shown(key) == key && what.find(std::string(passinfra::to_string(it->second))) == std::string::npos) ||
-                         (shown(key) == key && what.find(std::string(passinfra::to_string(t))) == std::string::npos))) {
+    if (!key.empty() &&
+        (what.find("'" + shown(key)) == std::string::npos ||
+         (shown(key) == key && what.find(std::string(passinfra::to_string(it->second))) == std::string::npos) ||
+         (shown(key) == key && what.find(std::string(passinfra::to_string(t))) == std::string::npos))) {
       violated("register error does not name the key and both types", what);
     }
     return;
@@ -94,10 +116,14 @@ void register_key(ConfigType t, const std::string& key) {
 
 ConfigValue parse_value(ConfigType t, std::string_view text) {
   switch (t) {
-    case ConfigType::boolean: return !text.empty() && text.front() == '1';
-    case ConfigType::integer: return static_cast<std::int64_t>(std::strtoll(std::string(text).c_str(), nullptr, 10));
-    case ConfigType::floating: return std::strtod(std::string(text).c_str(), nullptr);
-    case ConfigType::string: return std::string(text);
+    case ConfigType::boolean:
+      return !text.empty() && text.front() == '1';
+    case ConfigType::integer:
+      return static_cast<std::int64_t>(std::strtoll(std::string(text).c_str(), nullptr, 10));
+    case ConfigType::floating:
+      return std::strtod(std::string(text).c_str(), nullptr);
+    case ConfigType::string:
+      return std::string(text);
     case ConfigType::string_list: {
       passinfra::StringList out;
       std::size_t start = 0;
@@ -174,11 +200,21 @@ void validate(passinfra::Config config) {
         violated("validate_config did not convert to the registered type", entry.key);
       }
       switch (shadow().find(entry.key)->second) {
-        case ConfigType::boolean: read_back<bool>(ctx, entry); break;
-        case ConfigType::integer: read_back<std::int64_t>(ctx, entry); break;
-        case ConfigType::floating: read_back<double>(ctx, entry); break;
-        case ConfigType::string: read_back<std::string>(ctx, entry); break;
-        case ConfigType::string_list: read_back<passinfra::StringList>(ctx, entry); break;
+        case ConfigType::boolean:
+          read_back<bool>(ctx, entry);
+          break;
+        case ConfigType::integer:
+          read_back<std::int64_t>(ctx, entry);
+          break;
+        case ConfigType::floating:
+          read_back<double>(ctx, entry);
+          break;
+        case ConfigType::string:
+          read_back<std::string>(ctx, entry);
+          break;
+        case ConfigType::string_list:
+          read_back<passinfra::StringList>(ctx, entry);
+          break;
       }
     }
   } catch (const passinfra::Error& e) {

@@ -28,10 +28,10 @@
 
 namespace {
 
-using pitest::TestIR;
-using pitest::TestPass;
 using passinfra::ConfigType;
 using passinfra::PassOptions;
+using pitest::TestIR;
+using pitest::TestPass;
 using Registry = passinfra::PassRegistry<TestIR>;
 
 struct Leveled {
@@ -102,7 +102,8 @@ void check_parse_error(const passinfra::Error& e, std::string_view text) {
   if (!what.starts_with(prefix)) violated("error without 'pipeline text, column'", text, std::string(what));
   std::size_t column = 0;
   std::size_t i = prefix.size();
-  while (i < what.size() && what[i] >= '0' && what[i] <= '9') column = column * 10 + static_cast<std::size_t>(what[i++] - '0');
+  while (i < what.size() && what[i] >= '0' && what[i] <= '9')
+    column = column * 10 + static_cast<std::size_t>(what[i++] - '0');
   if (column < 1 || column > text.size() + 1) violated("error column out of range", text, std::string(what));
 }
 

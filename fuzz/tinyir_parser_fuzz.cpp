@@ -67,7 +67,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     const tinyir::Module back = tinyir::infer_types(tinyir::parse(with_types, "typed"));
     const std::string again = tinyir::print(back, {.show_types = true});
-    if (again != with_types) violated("typed text does not print the same again", text, with_types + "\n--- vs ---\n" + again);
+    if (again != with_types)
+      violated("typed text does not print the same again", text, with_types + "\n--- vs ---\n" + again);
   } catch (const tinyir::Error& e) {
     violated("typed text does not parse or type again", text, with_types + "\n" + e.what());
   }

@@ -20,7 +20,10 @@ case "${1:-}" in
   *) echo "usage: scripts/format.sh [--check]" >&2; exit 2 ;;
 esac
 
-mapfile -t files < <(git ls-files '*.hpp' '*.cpp')
+# Not formatted: examples/quick_start.cpp, the README's quick start, kept to
+# 25 lines of code by hand (one-line struct and lambda) -- the docs check
+# (scripts/check_docs.sh) holds it to that.
+mapfile -t files < <(git ls-files '*.hpp' '*.cpp' | grep -vx 'examples/quick_start.cpp')
 if [[ $mode == fix ]]; then
   "$CLANG_FORMAT" -i --style=file "${files[@]}"
   echo "format.sh: formatted ${#files[@]} files"

@@ -96,7 +96,8 @@ bool compare(std::string_view what, const std::string& golden_path, const std::s
 
 // Timing lines with their numbers replaced by placeholders.
 std::string to_golden(const std::string& actual) {
-  static const std::regex timing(R"(^(\t*[^\t:]+): [0-9]+us \[[0-9]+us\] \([0-9]+\.[0-9][0-9]%; [0-9]+\.[0-9][0-9]%\)$)");
+  static const std::regex timing(
+      R"(^(\t*[^\t:]+): [0-9]+us \[[0-9]+us\] \([0-9]+\.[0-9][0-9]%; [0-9]+\.[0-9][0-9]%\)$)");
   std::string out;
   for (const auto& line : split_lines(actual)) {
     out += std::regex_replace(line, timing, "$1: <us>us [<us>us] (<pct>%; <pct>%)");
@@ -172,7 +173,8 @@ int main(int argc, char** argv) {
   bool ok = true;
   if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     std::cerr << "golden_check: " << command.front() << " did not exit with 0 (status " << status << ")\n"
-              << "stderr:\n" << err;
+              << "stderr:\n"
+              << err;
     ok = false;
   }
 

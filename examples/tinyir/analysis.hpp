@@ -86,7 +86,8 @@ class StructuralEqual {
         const auto* y = b->as<LetNode>();
         return bind(x->var, y->var) && equal(x->value, y->value) && equal(x->body, y->body);
       }
-      case ExprKind::Tuple: return all_equal(a->as<TupleNode>()->fields, b->as<TupleNode>()->fields);
+      case ExprKind::Tuple:
+        return all_equal(a->as<TupleNode>()->fields, b->as<TupleNode>()->fields);
       case ExprKind::TupleGetItem: {
         const auto* x = a->as<TupleGetItemNode>();
         const auto* y = b->as<TupleGetItemNode>();
@@ -102,7 +103,8 @@ class StructuralEqual {
         return equal(x->body, y->body);
       }
       case ExprKind::Var:
-      case ExprKind::Constant: break;  // handled in equal()
+      case ExprKind::Constant:
+        break;  // handled in equal()
     }
     return false;
   }

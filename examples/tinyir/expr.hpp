@@ -86,8 +86,8 @@ using Var = std::shared_ptr<const VarNode>;
 
 struct ConstantNode final : ExprNode {
   static constexpr ExprKind kKind = ExprKind::Constant;
-  const Type type;                                 // always a TensorType
-  const std::optional<std::vector<float>> data;    // row-major, num_elements values
+  const Type type;                               // always a TensorType
+  const std::optional<std::vector<float>> data;  // row-major, num_elements values
 
   ConstantNode(Type t, std::optional<std::vector<float>> d, std::optional<Span> s)
       : ExprNode(kKind, std::move(s)), type(std::move(t)), data(std::move(d)) {}
@@ -105,8 +105,7 @@ struct CallNode final : ExprNode {
   const Attrs attrs;
 
   CallNode(std::string o, Expr f, std::vector<Expr> a, Attrs at, std::optional<Span> s)
-      : ExprNode(kKind, std::move(s)), op(std::move(o)), fn(std::move(f)), args(std::move(a)),
-        attrs(std::move(at)) {}
+      : ExprNode(kKind, std::move(s)), op(std::move(o)), fn(std::move(f)), args(std::move(a)), attrs(std::move(at)) {}
 
   bool is_op() const noexcept { return fn == nullptr; }
   const OpInfo* op_info() const { return is_op() ? find_op(op) : nullptr; }
@@ -150,7 +149,10 @@ struct FunctionNode final : ExprNode {
   const Attrs attrs;    // e.g. Primitive=1
 
   FunctionNode(std::vector<Var> p, Expr b, Type r, Attrs a, std::optional<Span> s)
-      : ExprNode(kKind, std::move(s)), params(std::move(p)), body(std::move(b)), ret_type(std::move(r)),
+      : ExprNode(kKind, std::move(s)),
+        params(std::move(p)),
+        body(std::move(b)),
+        ret_type(std::move(r)),
         attrs(std::move(a)) {}
 
   // is_primitive(): the function carries Primitive=<nonzero> (a FuseOps group).
@@ -200,8 +202,10 @@ inline Attrs normalize_op_attrs(const OpInfo& op, const Attrs& attrs) {
                   std::string(to_string(spec.kind)) + ", found " + std::string(kind_name(v)) + " " + to_string(v));
     if (spec.name == "padding") {
       const Ints& p = v.as_ints();
-      if (p.size() == 1) v = AttrValue(Ints{p[0], p[0], p[0], p[0]});
-      else if (p.size() == 2) v = AttrValue(Ints{p[0], p[1], p[0], p[1]});
+      if (p.size() == 1)
+        v = AttrValue(Ints{p[0], p[0], p[0], p[0]});
+      else if (p.size() == 2)
+        v = AttrValue(Ints{p[0], p[1], p[0], p[1]});
     }
     if (spec.default_value && *spec.default_value == v) continue;
     out.set(spec.name, std::move(v));
@@ -265,8 +269,8 @@ inline TupleGetItem make_tuple_get_item(Expr tuple, int index, std::optional<Spa
 // make_function(params, body, ret_type, attrs, span)
 inline Function make_function(std::vector<Var> params, Expr body, Type ret_type = nullptr, Attrs attrs = {},
                               std::optional<Span> span = std::nullopt) {
-  return std::make_shared<const FunctionNode>(std::move(params), std::move(body), std::move(ret_type),
-                                              std::move(attrs), std::move(span));
+  return std::make_shared<const FunctionNode>(std::move(params), std::move(body), std::move(ret_type), std::move(attrs),
+                                              std::move(span));
 }
 
 // Re-making nodes with new children; span kept, checked type not (it may change).
@@ -298,7 +302,8 @@ inline Expr with_span(const Expr& e, std::optional<Span> span) {
       const auto* l = e->as<LetNode>();
       return make_let(l->var, l->value, l->body, std::move(span));
     }
-    case ExprKind::Tuple: return make_tuple_expr(e->as<TupleNode>()->fields, std::move(span));
+    case ExprKind::Tuple:
+      return make_tuple_expr(e->as<TupleNode>()->fields, std::move(span));
     case ExprKind::TupleGetItem: {
       const auto* t = e->as<TupleGetItemNode>();
       return make_tuple_get_item(t->tuple, t->index, std::move(span));
@@ -333,7 +338,8 @@ namespace detail {
 inline std::string describe_shallow(const Expr& e) {
   if (!e) return "<null>";
   switch (e->kind) {
-    case ExprKind::Var: return "%" + e->as<VarNode>()->name;
+    case ExprKind::Var:
+      return "%" + e->as<VarNode>()->name;
     case ExprKind::Constant: {
       const auto* c = e->as<ConstantNode>();
       if (auto lit = scalar_literal(*c)) return *lit;
@@ -343,13 +349,16 @@ inline std::string describe_shallow(const Expr& e) {
       const auto* c = e->as<CallNode>();
       return (c->is_op() ? c->op : describe_shallow(c->fn)) + "(...)";
     }
-    case ExprKind::Let: return "let %" + e->as<LetNode>()->var->name + " = ...";
-    case ExprKind::Tuple: return "(...)";
+    case ExprKind::Let:
+      return "let %" + e->as<LetNode>()->var->name + " = ...";
+    case ExprKind::Tuple:
+      return "(...)";
     case ExprKind::TupleGetItem: {
       const auto* t = e->as<TupleGetItemNode>();
       return describe_shallow(t->tuple) + "." + std::to_string(t->index);
     }
-    case ExprKind::Function: return "fn (...) {...}";
+    case ExprKind::Function:
+      return "fn (...) {...}";
   }
   return "?";
 }
@@ -381,7 +390,8 @@ inline std::string describe(const ExprNode& e) {
       const auto* l = e.as<LetNode>();
       return "let %" + l->var->name + " = " + detail::describe_shallow(l->value) + "; ...";
     }
-    case ExprKind::Var: return "%" + e.as<VarNode>()->name;
+    case ExprKind::Var:
+      return "%" + e.as<VarNode>()->name;
     case ExprKind::Constant: {
       const auto* c = e.as<ConstantNode>();
       if (auto lit = scalar_literal(*c)) return *lit;

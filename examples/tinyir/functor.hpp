@@ -24,7 +24,8 @@ inline std::vector<Expr> children(const Expr& e) {
   std::vector<Expr> out;
   switch (e->kind) {
     case ExprKind::Var:
-    case ExprKind::Constant: break;
+    case ExprKind::Constant:
+      break;
     case ExprKind::Call: {
       const auto* c = e->as<CallNode>();
       out = c->args;
@@ -36,8 +37,12 @@ inline std::vector<Expr> children(const Expr& e) {
       out = {l->var, l->value, l->body};
       break;
     }
-    case ExprKind::Tuple: out = e->as<TupleNode>()->fields; break;
-    case ExprKind::TupleGetItem: out.push_back(e->as<TupleGetItemNode>()->tuple); break;
+    case ExprKind::Tuple:
+      out = e->as<TupleNode>()->fields;
+      break;
+    case ExprKind::TupleGetItem:
+      out.push_back(e->as<TupleGetItemNode>()->tuple);
+      break;
     case ExprKind::Function: {
       const auto* f = e->as<FunctionNode>();
       out.assign(f->params.begin(), f->params.end());
@@ -144,13 +149,20 @@ class ExprMutator {
  private:
   Expr dispatch(const Expr& e) {
     switch (e->kind) {
-      case ExprKind::Var: return visit_var(std::static_pointer_cast<const VarNode>(e));
-      case ExprKind::Constant: return visit_constant(std::static_pointer_cast<const ConstantNode>(e));
-      case ExprKind::Call: return visit_call(std::static_pointer_cast<const CallNode>(e));
-      case ExprKind::Let: return visit_let(std::static_pointer_cast<const LetNode>(e));
-      case ExprKind::Tuple: return visit_tuple(std::static_pointer_cast<const TupleNode>(e));
-      case ExprKind::TupleGetItem: return visit_tuple_get_item(std::static_pointer_cast<const TupleGetItemNode>(e));
-      case ExprKind::Function: return visit_function(std::static_pointer_cast<const FunctionNode>(e));
+      case ExprKind::Var:
+        return visit_var(std::static_pointer_cast<const VarNode>(e));
+      case ExprKind::Constant:
+        return visit_constant(std::static_pointer_cast<const ConstantNode>(e));
+      case ExprKind::Call:
+        return visit_call(std::static_pointer_cast<const CallNode>(e));
+      case ExprKind::Let:
+        return visit_let(std::static_pointer_cast<const LetNode>(e));
+      case ExprKind::Tuple:
+        return visit_tuple(std::static_pointer_cast<const TupleNode>(e));
+      case ExprKind::TupleGetItem:
+        return visit_tuple_get_item(std::static_pointer_cast<const TupleGetItemNode>(e));
+      case ExprKind::Function:
+        return visit_function(std::static_pointer_cast<const FunctionNode>(e));
     }
     return e;
   }

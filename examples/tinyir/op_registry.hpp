@@ -26,10 +26,14 @@ enum class AttrKind { Int, Double, String, Ints };
 
 inline std::string_view to_string(AttrKind k) noexcept {
   switch (k) {
-    case AttrKind::Int: return "int";
-    case AttrKind::Double: return "double";
-    case AttrKind::String: return "string";
-    case AttrKind::Ints: return "list of ints";
+    case AttrKind::Int:
+      return "int";
+    case AttrKind::Double:
+      return "double";
+    case AttrKind::String:
+      return "string";
+    case AttrKind::Ints:
+      return "list of ints";
   }
   return "?";
 }
@@ -83,19 +87,19 @@ inline const std::vector<OpInfo>& op_table() {
     t.push_back({"multiply", binary, {}, OpPattern::Broadcast});
     t.push_back({"divide", binary, {}, OpPattern::Broadcast});
     t.push_back({"clip", {"data"}, {req("a_min", K::Double), req("a_max", K::Double)}, OpPattern::ElemWise});
-    t.push_back({"nn.conv2d",
-                 {"data", "weight"},
-                 {opt("strides", K::Ints, Ints{1, 1}), opt("padding", K::Ints, Ints{0, 0, 0, 0}),
-                  opt("dilation", K::Ints, Ints{1, 1}), opt("groups", K::Int, 1), opt("channels", K::Int),
-                  opt("kernel_size", K::Ints), opt("data_layout", K::String, "NCHW"),
-                  opt("kernel_layout", K::String, "OIHW"), opt("out_layout", K::String, ""),
-                  opt("out_dtype", K::String, "")},
-                 OpPattern::OutEWiseFusable});
-    t.push_back({"nn.batch_norm",
-                 {"data", "gamma", "beta", "moving_mean", "moving_var"},
-                 {opt("axis", K::Int, 1), opt("epsilon", K::Double, 1e-5), opt("center", K::Int, 1),
-                  opt("scale", K::Int, 1)},
-                 OpPattern::Opaque});
+    t.push_back(
+        {"nn.conv2d",
+         {"data", "weight"},
+         {opt("strides", K::Ints, Ints{1, 1}), opt("padding", K::Ints, Ints{0, 0, 0, 0}),
+          opt("dilation", K::Ints, Ints{1, 1}), opt("groups", K::Int, 1), opt("channels", K::Int),
+          opt("kernel_size", K::Ints), opt("data_layout", K::String, "NCHW"), opt("kernel_layout", K::String, "OIHW"),
+          opt("out_layout", K::String, ""), opt("out_dtype", K::String, "")},
+         OpPattern::OutEWiseFusable});
+    t.push_back(
+        {"nn.batch_norm",
+         {"data", "gamma", "beta", "moving_mean", "moving_var"},
+         {opt("axis", K::Int, 1), opt("epsilon", K::Double, 1e-5), opt("center", K::Int, 1), opt("scale", K::Int, 1)},
+         OpPattern::Opaque});
     t.push_back({"nn.relu", {"data"}, {}, OpPattern::ElemWise});
     t.push_back({"nn.max_pool2d",
                  {"data"},
@@ -103,16 +107,18 @@ inline const std::vector<OpInfo>& op_table() {
                   opt("dilation", K::Ints, Ints{1, 1}), opt("padding", K::Ints, Ints{0, 0, 0, 0}),
                   opt("layout", K::String, "NCHW"), opt("ceil_mode", K::Int, 0)},
                  OpPattern::OutEWiseFusable});
-    t.push_back({"nn.global_avg_pool2d", {"data"}, {opt("layout", K::String, "NCHW")},
-                 OpPattern::OutEWiseFusable});
+    t.push_back({"nn.global_avg_pool2d", {"data"}, {opt("layout", K::String, "NCHW")}, OpPattern::OutEWiseFusable});
     t.push_back({"nn.batch_flatten", {"data"}, {}, OpPattern::Injective});
-    t.push_back({"nn.dense", {"data", "weight"}, {opt("units", K::Int), opt("out_dtype", K::String, "")},
+    t.push_back({"nn.dense",
+                 {"data", "weight"},
+                 {opt("units", K::Int), opt("out_dtype", K::String, "")},
                  OpPattern::OutEWiseFusable});
     t.push_back({"nn.bias_add", {"data", "bias"}, {opt("axis", K::Int, 1)}, OpPattern::Broadcast});
     t.push_back({"nn.softmax", {"data"}, {opt("axis", K::Int, -1)}, OpPattern::Opaque});
-    t.push_back({"expand_dims", {"data"}, {req("axis", K::Int), opt("num_newaxis", K::Int, 1)},
-                 OpPattern::Injective});
-    t.push_back({"layout_transform", {"data"}, {req("src_layout", K::String), req("dst_layout", K::String)},
+    t.push_back({"expand_dims", {"data"}, {req("axis", K::Int), opt("num_newaxis", K::Int, 1)}, OpPattern::Injective});
+    t.push_back({"layout_transform",
+                 {"data"},
+                 {req("src_layout", K::String), req("dst_layout", K::String)},
                  OpPattern::Injective});
     t.push_back({"reshape", {"data"}, {req("newshape", K::Ints)}, OpPattern::Injective});
     return t;

@@ -208,11 +208,16 @@ class Parser {
 
   static std::string describe_token(const Token& t) {
     switch (t.kind) {
-      case Token::End: return "end of input";
-      case Token::Local: return "'%" + t.text + "'";
-      case Token::Global: return "'@" + t.text + "'";
-      case Token::String: return quote(t.text);
-      default: return "'" + t.text + "'";
+      case Token::End:
+        return "end of input";
+      case Token::Local:
+        return "'%" + t.text + "'";
+      case Token::Global:
+        return "'@" + t.text + "'";
+      case Token::String:
+        return quote(t.text);
+      default:
+        return "'" + t.text + "'";
     }
   }
 
@@ -309,9 +314,7 @@ class Parser {
     return n;
   }
 
-  static bool is_integral_text(const NumberText& n) {
-    return n.mantissa.find_first_of(".eEin") == std::string::npos;
-  }
+  static bool is_integral_text(const NumberText& n) { return n.mantissa.find_first_of(".eEin") == std::string::npos; }
 
   template <class T>
   T number_value(const NumberText& n, const Token& at) const {
@@ -470,7 +473,8 @@ class Parser {
         next();
         const Token& r = peek();
         repeat = read_int("a repeat count");
-        if (repeat < 1 || repeat > 1'000'000'000) error_at(r, "expected a positive repeat count, found " + std::to_string(repeat));
+        if (repeat < 1 || repeat > 1'000'000'000)
+          error_at(r, "expected a positive repeat count, found " + std::to_string(repeat));
       }
       v.insert(v.end(), static_cast<std::size_t>(repeat), x);
       if (!at_punct(",")) break;
@@ -502,13 +506,20 @@ class Parser {
     const Token& first = peek();
     const NumberText n = read_number("a number");
     std::string dtype;
-    if (n.suffix.empty()) dtype = is_integral_text(n) ? "int32" : "float32";
-    else if (n.suffix == "f" || n.suffix == "f32") dtype = "float32";
-    else if (n.suffix == "f64") dtype = "float64";
-    else if (n.suffix == "f16") dtype = "float16";
-    else if (n.suffix == "i32") dtype = "int32";
-    else if (n.suffix == "i64") dtype = "int64";
-    else error_at(first, "expected a literal suffix (f, f16, f32, f64, i32, i64), found '" + n.suffix + "'");
+    if (n.suffix.empty())
+      dtype = is_integral_text(n) ? "int32" : "float32";
+    else if (n.suffix == "f" || n.suffix == "f32")
+      dtype = "float32";
+    else if (n.suffix == "f64")
+      dtype = "float64";
+    else if (n.suffix == "f16")
+      dtype = "float16";
+    else if (n.suffix == "i32")
+      dtype = "int32";
+    else if (n.suffix == "i64")
+      dtype = "int64";
+    else
+      error_at(first, "expected a literal suffix (f, f16, f32, f64, i32, i64), found '" + n.suffix + "'");
     if ((dtype == "int32" || dtype == "int64") && !is_integral_text(n))
       error_at(first, "expected an integer for an " + dtype + " literal, found '" + n.mantissa + n.suffix + "'");
     const float v = number_value<float>(n, first);
@@ -528,7 +539,8 @@ class Parser {
         const Token& a = next();
         next();
         if (!info->find_attr(a.text))
-          error_at(a, "expected an attribute of " + info->name + (info->attrs.empty() ? " (it has none)" : " (" + join(attr_names(*info), ", ") + ")") +
+          error_at(a, "expected an attribute of " + info->name +
+                          (info->attrs.empty() ? " (it has none)" : " (" + join(attr_names(*info), ", ") + ")") +
                           ", found '" + a.text + "'" + did_you_mean(a.text, attr_names(*info)));
         if (attrs.find(a.text)) error_at(a, "attribute '" + a.text + "' given twice");
         attrs.set(a.text, parse_attr_value());
@@ -540,11 +552,13 @@ class Parser {
       if (!at_punct(",")) break;
       next();
     }
-    if (!at_punct(")")) error_at(peek(), "expected ',' or ')' in the call of " + info->name + ", found " + describe_token(peek()));
+    if (!at_punct(")"))
+      error_at(peek(), "expected ',' or ')' in the call of " + info->name + ", found " + describe_token(peek()));
     next();
     if (args.size() != info->arity())
       error_at(name, "expected " + std::to_string(info->arity()) + " argument" + (info->arity() == 1 ? "" : "s") +
-                         " for " + info->name + " (" + join(info->inputs, ", ") + "), found " + std::to_string(args.size()));
+                         " for " + info->name + " (" + join(info->inputs, ", ") + "), found " +
+                         std::to_string(args.size()));
     try {
       return make_call(info->name, std::move(args), attrs, span_from(name));
     } catch (const ParseError&) {
@@ -644,8 +658,8 @@ class Parser {
     }
     const Token& last = toks_[pos_ - 1];
     for (auto it = lets.rbegin(); it != lets.rend(); ++it)
-      result = make_let(it->var, it->value, result,
-                        Span{source_, it->let->line, it->let->col, last.end_line, last.end_col});
+      result =
+          make_let(it->var, it->value, result, Span{source_, it->let->line, it->let->col, last.end_line, last.end_col});
     return result;
   }
 
@@ -692,8 +706,11 @@ class Parser {
   Expr parse_primary() {
     const Token& t = peek();
     switch (t.kind) {
-      case Token::Local: next(); return lookup(t);
-      case Token::Number: return scalar_literal_expr();
+      case Token::Local:
+        next();
+        return lookup(t);
+      case Token::Number:
+        return scalar_literal_expr();
       case Token::Ident: {
         if (t.text == "fn") {
           next();
@@ -735,7 +752,8 @@ class Parser {
         }
         break;
       }
-      default: break;
+      default:
+        break;
     }
     error_at(t, "expected an expression, found " + describe_token(t));
   }

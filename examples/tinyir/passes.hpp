@@ -130,8 +130,9 @@ struct EliminateCommonSubexpr : passinfra::CallablePass<EliminateCommonSubexpr> 
   using required = passinfra::requires_passes<InferType>;
   template <class Ctx>
   Module transform(Module m, Ctx& ctx) const {
-    return detail::run_function_pass(
-        info, std::move(m), ctx, [](const Function& fn, const Module& mod) { return eliminate_common_subexpr(fn, mod); });
+    return detail::run_function_pass(info, std::move(m), ctx, [](const Function& fn, const Module& mod) {
+      return eliminate_common_subexpr(fn, mod);
+    });
   }
 };
 // [eliminate-common-subexpr]

@@ -24,8 +24,8 @@
 // to `%n` (numbered per global function, operands first, a called function after
 // the arguments), except the result of a block, which is printed in place; a shared
 // node is therefore visible as one binding used twice. A binding is printed in the
-// innermost block (function body or `{ ... }`) that sees all its uses. Let prints as `let %v = value;`. Variables, scalar constants
-// with data (`2f`, `-inff`) and references to the metadata section
+// innermost block (function body or `{ ... }`) that sees all its uses. Let prints as `let %v = value;`. Variables,
+// scalar constants with data (`2f`, `-inff`) and references to the metadata section
 // (`meta[Constant][i]`, every other constant, numbered module-wide in order of first
 // use) print in place. Attributes print after the arguments, in the operator's
 // schema order, only when they differ from the default. Types print on parameters
@@ -45,9 +45,9 @@
 namespace tinyir {
 
 struct PrintOptions {
-  bool show_types = false;     // `/* ty=... */` after each binding with a checked type
-  bool show_spans = false;     // `/* span=<source>:<line>:<col> */` after each binding with a span
-  bool show_metadata = true;   // print the #[metadata] section (off: like Relay's show_meta_data=False)
+  bool show_types = false;    // `/* ty=... */` after each binding with a checked type
+  bool show_spans = false;    // `/* span=<source>:<line>:<col> */` after each binding with a span
+  bool show_metadata = true;  // print the #[metadata] section (off: like Relay's show_meta_data=False)
 };
 
 // format_data(values): "[1, 2, 0 x 6]" — runs of equal values as `v x n`.
@@ -247,8 +247,8 @@ class Printer {
         u.erase(std::unique(u.begin(), u.end()), u.end());
         for (const VarNode* o : own) u.erase(std::remove(u.begin(), u.end(), o), u.end());
       }
-      const bool bindable = n != inner && n->kind != ExprKind::Var && n->kind != ExprKind::Constant &&
-                            n->kind != ExprKind::Let;
+      const bool bindable =
+          n != inner && n->kind != ExprKind::Var && n->kind != ExprKind::Constant && n->kind != ExprKind::Let;
       if (bindable && u.empty() && !lookup(n.get())) {
         bool used_outside = false;
         if (auto it = users_.find(n.get()); it != users_.end())
@@ -272,9 +272,12 @@ class Printer {
   // The text of e in block b: in place for a root or an atom, else a `%n` binding.
   std::string text(const Expr& e, Block& b, bool root) {
     switch (e->kind) {
-      case ExprKind::Var: return "%" + var_name(e->as<VarNode>());
-      case ExprKind::Constant: return constant_text(*e->as<ConstantNode>());
-      default: break;
+      case ExprKind::Var:
+        return "%" + var_name(e->as<VarNode>());
+      case ExprKind::Constant:
+        return constant_text(*e->as<ConstantNode>());
+      default:
+        break;
     }
     if (const std::string* name = lookup(e.get())) return *name;
     std::string t;
@@ -309,7 +312,8 @@ class Printer {
         t = braced(e, b);
         break;
       case ExprKind::Var:
-      case ExprKind::Constant: break;
+      case ExprKind::Constant:
+        break;
     }
     if (root) return t;
     std::string name = "%" + std::to_string(counter_++);

@@ -66,15 +66,9 @@ inline Type func_type(std::vector<Type> params, Type ret) {
   return std::make_shared<const TypeNode>(TypeNode{FuncType{std::move(params), std::move(ret)}});
 }
 
-inline const TensorType* as_tensor(const Type& t) noexcept {
-  return t ? std::get_if<TensorType>(&t->value) : nullptr;
-}
-inline const TupleType* as_tuple(const Type& t) noexcept {
-  return t ? std::get_if<TupleType>(&t->value) : nullptr;
-}
-inline const FuncType* as_func(const Type& t) noexcept {
-  return t ? std::get_if<FuncType>(&t->value) : nullptr;
-}
+inline const TensorType* as_tensor(const Type& t) noexcept { return t ? std::get_if<TensorType>(&t->value) : nullptr; }
+inline const TupleType* as_tuple(const Type& t) noexcept { return t ? std::get_if<TupleType>(&t->value) : nullptr; }
+inline const FuncType* as_func(const Type& t) noexcept { return t ? std::get_if<FuncType>(&t->value) : nullptr; }
 
 // type_equal(a, b): structural equality; two null types are equal.
 inline bool type_equal(const Type& a, const Type& b) {
@@ -130,8 +124,7 @@ inline std::int64_t num_elements(const TensorType& t) noexcept {
 
 // is_valid_dtype(name)
 inline bool is_valid_dtype(std::string_view name) noexcept {
-  for (std::string_view d : {"float16", "float32", "float64", "int8", "int16", "int32", "int64",
-                             "uint8", "bool"})
+  for (std::string_view d : {"float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool"})
     if (name == d) return true;
   return false;
 }

@@ -76,8 +76,8 @@ class OpContext {
     const AttrValue* v = call_.attrs.find(name);
     if (!v) {
       if (spec && spec->default_value) return spec->default_value;
-      if (spec && spec->required) fail("missing required attribute '" + std::string(name) + "' (" +
-                                       std::string(to_string(kind)) + ")");
+      if (spec && spec->required)
+        fail("missing required attribute '" + std::string(name) + "' (" + std::string(to_string(kind)) + ")");
       return std::nullopt;
     }
     const bool ok = (kind == AttrKind::Int && v->is_int()) || (kind == AttrKind::Double && v->is_double()) ||
@@ -108,10 +108,11 @@ class OpContext {
   // padding as (top, left, bottom, right): 1, 2 or 4 values accepted.
   Ints get_padding() const {
     Ints p = get_ints("padding");
-    if (p.size() == 1) p = {p[0], p[0], p[0], p[0]};
-    else if (p.size() == 2) p = {p[0], p[1], p[0], p[1]};
-    if (p.size() != 4)
-      fail("attribute 'padding': expected 1, 2 or 4 values, found " + to_string(AttrValue(p)));
+    if (p.size() == 1)
+      p = {p[0], p[0], p[0], p[0]};
+    else if (p.size() == 2)
+      p = {p[0], p[1], p[0], p[1]};
+    if (p.size() != 4) fail("attribute 'padding': expected 1, 2 or 4 values, found " + to_string(AttrValue(p)));
     for (auto x : p)
       if (x < 0) fail("attribute 'padding': expected non-negative values, found " + to_string(AttrValue(p)));
     return p;
@@ -138,8 +139,7 @@ class OpContext {
     const auto r = static_cast<std::int64_t>(rank) + (inclusive ? 1 : 0);
     if (axis < -r || axis >= r)
       fail("attribute '" + std::string(what) + "': expected an axis in [" + std::to_string(-r) + ", " +
-           std::to_string(r) + "), found " + std::to_string(axis) + " (for a " + std::to_string(rank) +
-           "-D tensor)");
+           std::to_string(r) + "), found " + std::to_string(axis) + " (for a " + std::to_string(rank) + "-D tensor)");
     return axis < 0 ? axis + r : axis;
   }
 
@@ -155,8 +155,10 @@ inline std::vector<std::int64_t> broadcast_shapes(const OpContext& cx, const Ten
   for (std::size_t i = 0; i < n; ++i) {
     const std::int64_t da = i < n - a.shape.size() ? 1 : a.shape[i - (n - a.shape.size())];
     const std::int64_t db = i < n - b.shape.size() ? 1 : b.shape[i - (n - b.shape.size())];
-    if (da == db || db == 1) out[i] = da;
-    else if (da == 1) out[i] = db;
+    if (da == db || db == 1)
+      out[i] = da;
+    else if (da == 1)
+      out[i] = db;
     else
       cx.fail("expected shapes that broadcast, found " + format_shape(a.shape) + " and " + format_shape(b.shape) +
               " (dimension " + std::to_string(static_cast<std::int64_t>(i) - static_cast<std::int64_t>(n)) + ": " +
@@ -195,8 +197,7 @@ inline Type infer_conv2d(const OpContext& cx) {
   if (groups < 1) cx.fail("attribute 'groups': expected a positive value, found " + std::to_string(groups));
 
   const std::int64_t n = data.shape[d[0]], c = data.shape[d[1]], h = data.shape[d[2]], w = data.shape[d[3]];
-  const std::int64_t ko = weight.shape[k[0]], ki = weight.shape[k[1]], kh = weight.shape[k[2]],
-                     kw = weight.shape[k[3]];
+  const std::int64_t ko = weight.shape[k[0]], ki = weight.shape[k[1]], kh = weight.shape[k[2]], kw = weight.shape[k[3]];
   if (c % groups != 0)
     cx.fail("expected data channels divisible by groups " + std::to_string(groups) + ", found " + std::to_string(c) +
             " channels");
@@ -205,8 +206,8 @@ inline Type infer_conv2d(const OpContext& cx) {
             std::to_string(c) + " / groups " + std::to_string(groups) + ") in " + kernel_layout + " layout, found " +
             std::to_string(ki) + " (weight " + to_string(tensor_type(weight.shape, weight.dtype)) + ")");
   if (ko % groups != 0)
-    cx.fail("argument 2 (weight): expected output channels divisible by groups " + std::to_string(groups) +
-            ", found " + std::to_string(ko));
+    cx.fail("argument 2 (weight): expected output channels divisible by groups " + std::to_string(groups) + ", found " +
+            std::to_string(ko));
   if (auto ch = cx.attr("channels", AttrKind::Int); ch && ch->as_int() != ko)
     cx.fail("argument 2 (weight): expected " + std::to_string(ch->as_int()) + " output channels (attribute " +
             "channels), found " + std::to_string(ko));
@@ -257,10 +258,10 @@ inline Type infer_max_pool2d(const OpContext& cx) {
   const Ints pad = cx.get_padding();
   const bool ceil_mode = cx.get_int("ceil_mode") != 0;
   std::vector<std::int64_t> shape = data.shape;
-  shape[d[2]] = pooled_extent(cx, "pool height", data.shape[d[2]], pad[0] + pad[2], pool[0], dilation[0], strides[0],
-                              ceil_mode);
-  shape[d[3]] = pooled_extent(cx, "pool width", data.shape[d[3]], pad[1] + pad[3], pool[1], dilation[1], strides[1],
-                              ceil_mode);
+  shape[d[2]] =
+      pooled_extent(cx, "pool height", data.shape[d[2]], pad[0] + pad[2], pool[0], dilation[0], strides[0], ceil_mode);
+  shape[d[3]] =
+      pooled_extent(cx, "pool width", data.shape[d[3]], pad[1] + pad[3], pool[1], dilation[1], strides[1], ceil_mode);
   return tensor_type(std::move(shape), data.dtype);
 }
 
@@ -439,8 +440,10 @@ class TypeInferencer {
         if (auto it = let_types_.find(v); it != let_types_.end()) return it->second;
         type_fail(*e, "expected a type annotation or a let binding for %" + v->name + ", found neither");
       }
-      case ExprKind::Constant: return e->as<ConstantNode>()->type;
-      case ExprKind::Call: return call_type(*e->as<CallNode>());
+      case ExprKind::Constant:
+        return e->as<ConstantNode>()->type;
+      case ExprKind::Call:
+        return call_type(*e->as<CallNode>());
       case ExprKind::Let: {
         const auto* l = e->as<LetNode>();
         Type value = visit(l->value);
@@ -477,8 +480,8 @@ class TypeInferencer {
         }
         Type body = visit(f->body);
         if (f->ret_type && !type_equal(f->ret_type, body))
-          type_fail(*e, "expected the body to have the annotated return type " + to_string(f->ret_type) +
-                            ", found " + to_string(body));
+          type_fail(*e, "expected the body to have the annotated return type " + to_string(f->ret_type) + ", found " +
+                            to_string(body));
         return func_type(std::move(params), std::move(body));
       }
     }
@@ -493,8 +496,8 @@ class TypeInferencer {
     const FuncType* ft = as_func(callee);
     if (!ft) type_fail(c, "expected a function to call, found " + to_string(callee));
     if (ft->params.size() != args.size())
-      type_fail(c, "expected " + std::to_string(ft->params.size()) + " arguments, found " +
-                       std::to_string(args.size()));
+      type_fail(c,
+                "expected " + std::to_string(ft->params.size()) + " arguments, found " + std::to_string(args.size()));
     for (std::size_t i = 0; i < args.size(); ++i)
       if (!type_equal(ft->params[i], args[i]))
         type_fail(c, "argument " + std::to_string(i + 1) + ": expected " + to_string(ft->params[i]) + ", found " +

@@ -1,7 +1,6 @@
 // `required` must be passinfra::requires_passes<...>, not a pass or a list of another kind.
-// expect-error: passinfra::Sequential<Ps...>: the pass P declares `required`, but it is not passinfra::requires_passes<...>
-// expect-error: check_pass(\(\) \[with P = |<)FoldConstant[;,]
-// expect-max-errors: 1
+// expect-error: passinfra::Sequential<Ps...>: the pass P declares `required`, but it is not
+// passinfra::requires_passes<...> expect-error: check_pass(\(\) \[with P = |<)FoldConstant[;,] expect-max-errors: 1
 #include <tuple>
 
 #include <passinfra/core.hpp>

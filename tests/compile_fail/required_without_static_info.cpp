@@ -1,7 +1,6 @@
 // A required pass is made as P{} and named at compile time: an info() member is not enough.
-// expect-error: passinfra::requires_passes<Ps...>: a required pass needs a compile-time name: P has only `info\(\) const`
-// expect-error: check_requirable(\(\) \[with R = |<)FuseOps[]>]
-// expect-max-errors: 1
+// expect-error: passinfra::requires_passes<Ps...>: a required pass needs a compile-time name: P has only `info\(\)
+// const` expect-error: check_requirable(\(\) \[with R = |<)FuseOps[]>] expect-max-errors: 1
 #include <passinfra/core.hpp>
 
 struct Ir {};

@@ -158,13 +158,16 @@ TEST_CASE("core/config: a value of the wrong type is an error naming the key, th
   CHECK(contains(int_for_bool, "but was given an integer (1)"));
 
   CHECK(message_for(std::string("3"), "pitest.core.unroll_factor") ==
-        "passinfra: config key 'pitest.core.unroll_factor' expects a value of type integer, but was given a string (\"3\")");
+        "passinfra: config key 'pitest.core.unroll_factor' expects a value of type integer, but was given a string "
+        "(\"3\")");
   CHECK(message_for(1.5, "pitest.core.unroll_factor") ==
-        "passinfra: config key 'pitest.core.unroll_factor' expects a value of type integer, but was given a double (1.5)");
+        "passinfra: config key 'pitest.core.unroll_factor' expects a value of type integer, but was given a double "
+        "(1.5)");
   CHECK(message_for(true, "pitest.core.target") ==
         "passinfra: config key 'pitest.core.target' expects a value of type string, but was given a bool (true)");
   CHECK(message_for(std::string("a"), "pitest.core.passes") ==
-        "passinfra: config key 'pitest.core.passes' expects a value of type list of strings, but was given a string (\"a\")");
+        "passinfra: config key 'pitest.core.passes' expects a value of type list of strings, but was given a string "
+        "(\"a\")");
   CHECK(message_for(true, "pitest.core.ratio") ==
         "passinfra: config key 'pitest.core.ratio' expects a value of type double, but was given a bool (true)");
 }
@@ -181,12 +184,9 @@ TEST_CASE("core/config: an integer is accepted for a floating option and convert
 }
 
 TEST_CASE("core/config: config_get returns the value set, the last one if set twice, or the default") {
-  const Config config{{"pitest.core.unroll_factor", std::int64_t{8}},
-                      {"pitest.core.target", std::string("llvm")},
-                      {"pitest.core.unroll_factor", std::int64_t{16}},
-                      {"pitest.core.ratio", 0.5},
-                      {"pitest.core.passes", StringList{"A", "B"}},
-                      {"pitest.core.flag", false}};
+  const Config config{{"pitest.core.unroll_factor", std::int64_t{8}},  {"pitest.core.target", std::string("llvm")},
+                      {"pitest.core.unroll_factor", std::int64_t{16}}, {"pitest.core.ratio", 0.5},
+                      {"pitest.core.passes", StringList{"A", "B"}},    {"pitest.core.flag", false}};
   CHECK(passinfra::config_get<std::int64_t>(config, "pitest.core.unroll_factor", 1) == 16);
   CHECK(passinfra::config_get<int>(config, "pitest.core.unroll_factor", 1) == 16);
   CHECK(passinfra::config_get<std::string>(config, "pitest.core.target", "c") == "llvm");

@@ -177,7 +177,8 @@ TEST_CASE("core/instrument_set: should_run asks everyone and ANDs, before and af
   std::size_t started = 0;
   set.run_after_pass(ir, info, started);
   CHECK(started == 3);
-  CHECK(join(log.events, " / ") == "A run_before_pass P / B run_before_pass P / A run_after_pass P / B run_after_pass P");
+  CHECK(join(log.events, " / ") ==
+        "A run_before_pass P / B run_before_pass P / A run_after_pass P / B run_after_pass P");
 
   // A throwing before hook stops the count at the ones that returned.
   b.fail_at = Hook::before;

@@ -45,8 +45,8 @@ namespace ir_traits_test {
 static_assert(passinfra::FunctionIterableIR<pitest::FuncModule>);
 static_assert(passinfra::FunctionIterableIR<pitest::BareFuncModule>);
 static_assert(!passinfra::FunctionIterableIR<pitest::TestIR>);  // ir_traits not specialized
-static_assert(!passinfra::FunctionIterableIR<Num>);              // specialized, but no functions
-static_assert(!passinfra::FunctionIterableIR<Broken>);           // map_functions does not return the IR
+static_assert(!passinfra::FunctionIterableIR<Num>);             // specialized, but no functions
+static_assert(!passinfra::FunctionIterableIR<Broken>);          // map_functions does not return the IR
 
 static_assert(passinfra::HasFunctionPassFollowUp<pitest::FuncModule>);
 static_assert(!passinfra::HasFunctionPassFollowUp<pitest::BareFuncModule>);

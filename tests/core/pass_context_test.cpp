@@ -65,8 +65,8 @@ TEST_CASE("core/pass_context: make_pass_context holds std::ref by reference and 
 }
 
 TEST_CASE("core/pass_context: the accessors return the options given") {
-  auto ctx = passinfra::make_pass_context<TestIR>(
-      {.opt_level = 1, .required_pass = {"R1", "R2"}, .disabled_pass = {"D"}});
+  auto ctx =
+      passinfra::make_pass_context<TestIR>({.opt_level = 1, .required_pass = {"R1", "R2"}, .disabled_pass = {"D"}});
   CHECK(ctx.opt_level() == 1);
   CHECK(ctx.required_pass() == std::vector<std::string>{"R1", "R2"});
   CHECK(ctx.disabled_pass() == std::vector<std::string>{"D"});
@@ -94,10 +94,12 @@ TEST_CASE("core/pass_context: opt_level 0 is valid and a negative opt_level is a
 }
 
 TEST_CASE("core/pass_context: an empty pass name is an error naming required_pass or disabled_pass") {
-  const std::string required =
-      error_message([] { (void)passinfra::make_pass_context<TestIR>({.required_pass = {"A", ""}}); });
+  const std::string required = error_message([] {
+    (void)passinfra::make_pass_context<TestIR>({.required_pass = {"A", ""}});
+  });
   CHECK(required == "passinfra: PassContextOptions::required_pass contains an empty name; expected pass names");
-  const std::string disabled = error_message([] { (void)passinfra::make_pass_context<TestIR>({.disabled_pass = {""}}); });
+  const std::string disabled =
+      error_message([] { (void)passinfra::make_pass_context<TestIR>({.disabled_pass = {""}}); });
   CHECK(disabled == "passinfra: PassContextOptions::disabled_pass contains an empty name; expected pass names");
   // passinfra::Error is a std::runtime_error.
   CHECK_THROWS_AS((void)passinfra::make_pass_context<TestIR>({.disabled_pass = {""}}), std::runtime_error);
@@ -115,7 +117,11 @@ TEST_CASE("core/pass_context: with(f) returns what f returns, references include
   int x = 1;
   int& r = ctx.with([&]() -> int& { return x; });
   CHECK(&r == &x);
-  static_assert(std::is_same_v<decltype(ctx.with([]() -> int& { static int y; return y; })), int&>);
+  static_assert(std::is_same_v<decltype(ctx.with([]() -> int& {
+                                 static int y;
+                                 return y;
+                               })),
+                               int&>);
   static_assert(std::is_same_v<decltype(ctx.with([] {})), void>);
   CHECK(ctx.with([] { return std::string("value"); }) == "value");
 }
@@ -147,8 +153,9 @@ TEST_CASE("core/pass_context: a static context can be entered again after it was
     auto scope = ctx.enter();
     log.add("body" + std::to_string(i));
   }
-  CHECK(join(log.events, " / ") == "A enter_pass_ctx / body0 / A exit_pass_ctx / A enter_pass_ctx / body1 / "
-                                   "A exit_pass_ctx");
+  CHECK(join(log.events, " / ") ==
+        "A enter_pass_ctx / body0 / A exit_pass_ctx / A enter_pass_ctx / body1 / "
+        "A exit_pass_ctx");
 }
 
 TEST_CASE("core/pass_context: the static layer does not gate a pass run directly, Sequential gates its children") {
@@ -173,11 +180,12 @@ TEST_CASE("core/pass_context: gate() answers pass_enabled and is_required as the
   CHECK_FALSE(plain_gate.pass_enabled({"High", 2}));
   CHECK_FALSE(plain_gate.is_required("Low"));
 
-  auto named = passinfra::make_pass_context<TestIR>({.opt_level = 1, .required_pass = {"High"}, .disabled_pass = {"Low"}});
+  auto named =
+      passinfra::make_pass_context<TestIR>({.opt_level = 1, .required_pass = {"High"}, .disabled_pass = {"Low"}});
   const auto gate = named.gate();
   CHECK(named.names_listed());
   CHECK(named.has_required());
-  CHECK(gate.pass_enabled({"High", 4}));      // required
+  CHECK(gate.pass_enabled({"High", 4}));       // required
   CHECK_FALSE(gate.pass_enabled({"Low", 0}));  // disabled
   CHECK(gate.pass_enabled({"Other", 1}));
   CHECK_FALSE(gate.pass_enabled({"Other", 2}));

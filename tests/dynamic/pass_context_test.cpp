@@ -152,9 +152,8 @@ struct TakesItems {
 // items() and changes only by replace() or take_items(), which end the phase
 // after the hook that made them (the next phase sees the list as it is then).
 TEST_CASE("dynamic: the list changes only by replace or take_items; a hook that takes the items ends its phase") {
-  static_assert(
-      std::is_const_v<std::remove_reference_t<decltype(std::declval<Ctx&>().instruments().items())>>,
-      "DynamicInstruments::items() is read-only");
+  static_assert(std::is_const_v<std::remove_reference_t<decltype(std::declval<Ctx&>().instruments().items())>>,
+                "DynamicInstruments::items() is read-only");
   ResetDefault reset;
   EventLog log;
   auto a = recorder("A", log);

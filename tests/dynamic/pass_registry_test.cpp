@@ -170,18 +170,17 @@ TEST_CASE("PassRegistry: global() is one registry per IR type; instances are ind
 TEST_CASE("PassRegistry: a factory gets the given options checked, with the defaults of the others") {
   Registry reg;
   PassOptions seen;
-  reg.add(
-      "Tune",
-      [&seen](const PassOptions& options) {
-        seen = options;
-        return FuseOps{passinfra::get_option<int>(options, "level")};
-      },
-      {{"level", ConfigType::integer, std::int64_t{2}},
-       {"ratio", ConfigType::floating, 0.5},
-       {"mode", ConfigType::string, std::string("fast")},
-       {"flag", ConfigType::boolean, false},
-       {"targets", ConfigType::string_list, passinfra::StringList{}},
-       {"seed", ConfigType::integer, std::nullopt}});
+  reg.add("Tune",
+          [&seen](const PassOptions& options) {
+            seen = options;
+            return FuseOps{passinfra::get_option<int>(options, "level")};
+          },
+          {{"level", ConfigType::integer, std::int64_t{2}},
+           {"ratio", ConfigType::floating, 0.5},
+           {"mode", ConfigType::string, std::string("fast")},
+           {"flag", ConfigType::boolean, false},
+           {"targets", ConfigType::string_list, passinfra::StringList{}},
+           {"seed", ConfigType::integer, std::nullopt}});
   (void)reg.create("Tune", {{"seed", 1}});
   CHECK(seen == PassOptions{{"level", std::int64_t{2}},
                             {"ratio", 0.5},
@@ -190,8 +189,8 @@ TEST_CASE("PassRegistry: a factory gets the given options checked, with the defa
                             {"targets", passinfra::StringList{}},
                             {"seed", std::int64_t{1}}});
   // An integer given for a double option is converted; the record keeps what was given.
-  AnyPass<TestIR> p = reg.create(
-      "Tune", {{"seed", 3}, {"level", 4}, {"ratio", 1}, {"targets", passinfra::StringList{"cpu", "gpu"}}});
+  AnyPass<TestIR> p =
+      reg.create("Tune", {{"seed", 3}, {"level", 4}, {"ratio", 1}, {"targets", passinfra::StringList{"cpu", "gpu"}}});
   CHECK(std::get<double>(seen.at("ratio")) == 1.0);
   CHECK(std::get<passinfra::StringList>(seen.at("targets")) == passinfra::StringList{"cpu", "gpu"});
   const auto* rp = p.target<passinfra::RegistryPass<TestIR>>();
@@ -284,11 +283,17 @@ TEST_CASE("PassRegistry: add() checks the name, the option keys and the defaults
             "'my pass' is not a valid pass name; expected a name of the form [A-Za-z_][A-Za-z0-9_.]*"));
   CHECK(has(error_of([&] { reg.add("", factory); }), "'' is not a valid pass name"));
   CHECK(has(error_of([&] { reg.add("sequential", factory); }), "'sequential' is reserved"));
-  CHECK(has(error_of([&] { reg.add("F", factory, {{"a-b", ConfigType::integer}}); }),
+  CHECK(has(error_of([&] {
+              reg.add("F", factory, {{"a-b", ConfigType::integer}});
+            }),
             "pass 'F': 'a-b' is not a valid option key"));
-  CHECK(has(error_of([&] { reg.add("F", factory, {{"k", ConfigType::integer}, {"k", ConfigType::string}}); }),
+  CHECK(has(error_of([&] {
+              reg.add("F", factory, {{"k", ConfigType::integer}, {"k", ConfigType::string}});
+            }),
             "pass 'F': option 'k' is listed twice"));
-  CHECK(has(error_of([&] { reg.add("F", factory, {{"k", ConfigType::integer, std::string("x")}}); }),
+  CHECK(has(error_of([&] {
+              reg.add("F", factory, {{"k", ConfigType::integer, std::string("x")}});
+            }),
             "pass 'F': the default of option 'k' is a string, but the option expects an integer"));
   CHECK(has(error_of([&] { reg.add("F", Registry::Factory{}); }), "the factory for 'F' is empty"));
   CHECK(reg.names().empty());
@@ -368,8 +373,9 @@ TEST_CASE("PassRegistry: a required name that is not registered is an error nami
   reg2.add<Lower>();
   reg2.add("InferType", [](const PassOptions&) { return InferType{}; }, {{"mode", ConfigType::string}});
   const auto msg2 = error_of([&] { (void)reg2.create("Lower"); });
-  CHECK(has(msg2, "pass 'Lower' requires 'InferType', which cannot be created: "
-                  "pass 'InferType' requires option 'mode' (a string), which was not given"));
+  CHECK(has(msg2,
+            "pass 'Lower' requires 'InferType', which cannot be created: "
+            "pass 'InferType' requires option 'mode' (a string), which was not given"));
 }
 
 TEST_CASE("PassRegistry: requirements resolve one level deep, so passes may name each other") {

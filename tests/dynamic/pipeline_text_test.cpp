@@ -74,17 +74,16 @@ Registry& registry() {
           {{"fuse_opt_level", ConfigType::integer, std::int64_t{2}}});
     r.add("Unroll", [](const PassOptions& o) { return FuseOps{passinfra::get_option<int>(o, "factor")}; },
           {{"factor", ConfigType::integer}});
-    r.add(
-        "Opts",
-        [](const PassOptions& o) {
-          last_options = o;
-          return FuseOps{};
-        },
-        {{"i", ConfigType::integer, std::int64_t{0}},
-         {"d", ConfigType::floating, 0.0},
-         {"b", ConfigType::boolean, false},
-         {"s", ConfigType::string, std::string()},
-         {"l", ConfigType::string_list, passinfra::StringList{}}});
+    r.add("Opts",
+          [](const PassOptions& o) {
+            last_options = o;
+            return FuseOps{};
+          },
+          {{"i", ConfigType::integer, std::int64_t{0}},
+           {"d", ConfigType::floating, 0.0},
+           {"b", ConfigType::boolean, false},
+           {"s", ConfigType::string, std::string()},
+           {"l", ConfigType::string_list, passinfra::StringList{}}});
     return true;
   }();
   (void)filled;
@@ -182,8 +181,7 @@ TEST_CASE("pipeline text: print writes the canonical text") {
       {"sequential", "sequential"},
       {"sequential(InferType, opt_level=0, name=\"sequential\")", "sequential(InferType)"},
       {"sequential(InferType, opt_level=2, name=\"main\")", "sequential(name=\"main\",opt_level=2,InferType)"},
-      {"Opts(s=\"x\", i=+4, d=1.50, b=true, l=[ \"a\" , \"b\" ])",
-       "Opts(b=true,d=1.5,i=4,l=[\"a\",\"b\"],s=\"x\")"},
+      {"Opts(s=\"x\", i=+4, d=1.50, b=true, l=[ \"a\" , \"b\" ])", "Opts(b=true,d=1.5,i=4,l=[\"a\",\"b\"],s=\"x\")"},
       {"Opts(i=-0, d=3.0, l=[])", "Opts(d=3.0,i=0,l=[])"},
       {"Opts(d=1e5)", "Opts(d=1e+05)"},
       {"Opts(d=-2.5E-7)", "Opts(d=-2.5e-07)"},
@@ -230,8 +228,7 @@ TEST_CASE("pipeline text: option values reach the factory as typed values") {
 
 TEST_CASE("pipeline text: pipelines built in code print, and parse back to the same text") {
   DynamicSequential<TestIR> seq{
-      InferType{},
-      registry().create("FuseOps", {{"fuse_opt_level", 2}}),
+      InferType{}, registry().create("FuseOps", {{"fuse_opt_level", 2}}),
       DynamicSequential<TestIR>({FoldConstant{}, registry().create("Lower")}, PassInfo{"inner", 1}),
       AnyPass<TestIR>(FuseOps{5}),  // a static pass prints its name (its level is not in the text)
   };
@@ -262,9 +259,10 @@ TEST_CASE("pipeline text: an error shows the column, what was expected and found
         "                ^");
   // Newlines and tabs are shown as blanks so the caret stays under the column.
   const auto msg2 = error_of([] { (void)parse("sequential(\n\tInferType,\n)"); });
-  CHECK(has(msg2, "column 25: expected a pass name or an option key=value, found ')'\n"
-                  "  sequential(  InferType, )\n"
-                  "                          ^"));
+  CHECK(has(msg2,
+            "column 25: expected a pass name or an option key=value, found ')'\n"
+            "  sequential(  InferType, )\n"
+            "                          ^"));
 }
 
 TEST_CASE("pipeline text: malformed texts report their column and what was expected") {
@@ -331,27 +329,34 @@ TEST_CASE("pipeline text: unknown names, options and types are reported at their
     std::vector<std::string> parts;
   };
   const std::vector<Case> cases{
-      {"sequential(InferType, FoldConstnat)", 23,
+      {"sequential(InferType, FoldConstnat)",
+       23,
        {"unknown pass name 'FoldConstnat'", "expected a registered pass name",
         "the closest registered names: 'FoldConstant'"}},
-      {"sequential(FuseOps(fuse_opt_lvl=2))", 20,
+      {"sequential(FuseOps(fuse_opt_lvl=2))",
+       20,
        {"pass 'FuseOps' has no option 'fuse_opt_lvl'", "expected an option of 'FuseOps'",
         "the closest registered options: 'fuse_opt_level'"}},
-      {"FuseOps(fuse_opt_level=\"2\")", 9,
+      {"FuseOps(fuse_opt_level=\"2\")",
+       9,
        {"pass 'FuseOps': option 'fuse_opt_level' expects an integer, but was given a string (\"2\")"}},
       {"InferType(level=1)", 11, {"pass 'InferType' takes no options, but was given option 'level'"}},
       {"sequential(Unroll)", 12, {"pass 'Unroll' requires option 'factor' (an integer), which was not given"}},
-      {"sequential(NeedsMissing)", 12,
+      {"sequential(NeedsMissing)",
+       12,
        {"pass 'NeedsMissing' requires 'Canonicalise', which is not registered",
         "the closest registered names: 'Canonicalize'"}},
-      {"FuseOps(InferType)", 9,
+      {"FuseOps(InferType)",
+       9,
        {"expected an option key=value in the options of 'FuseOps' (only 'sequential' takes passes), "
         "found pass 'InferType'"}},
-      {"sequential(nme=\"x\")", 12,
+      {"sequential(nme=\"x\")",
+       12,
        {"'sequential' has no option 'nme'", "expected name=\"...\" or opt_level=N, or a pass",
         "the closest registered options: 'name'"}},
       {"sequential(name=3)", 12, {"option 'name' of 'sequential' expects a string, but was given an integer (3)"}},
-      {"sequential(opt_level=\"high\")", 12,
+      {"sequential(opt_level=\"high\")",
+       12,
        {"option 'opt_level' of 'sequential' expects an integer in the range of int, but was given a string "
         "(\"high\")"}},
       {"sequential(opt_level=4294967296)", 12, {"but was given an integer (4294967296)"}},

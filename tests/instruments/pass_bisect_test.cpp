@@ -74,11 +74,16 @@ TEST_CASE("PassBisect: writes to the log at INFO by default") {
 TEST_CASE("PassBisect: bisection finds the first pass that breaks the output") {
   // Ten passes; "Breaker" (the 7th child, pass number 8 counting the Sequential)
   // introduces a line that makes the output bad, and later passes keep it.
-  passinfra::Sequential pipeline{append_pass("P1", "v1 = 1"),         append_pass("P2", "v2 = 2"),
-                                 replace_pass("P3", "v1 = 1", "v1 = 10"), identity_pass("P4"),
-                                 append_pass("P5", "v5 = 5"),         append_pass("P6", "v6 = 6"),
-                                 append_pass("Breaker", "bad = div 0"), replace_pass("P8", "v2 = 2", "v2 = 20"),
-                                 identity_pass("P9"),                 append_pass("P10", "ret")};
+  passinfra::Sequential pipeline{append_pass("P1", "v1 = 1"),
+                                 append_pass("P2", "v2 = 2"),
+                                 replace_pass("P3", "v1 = 1", "v1 = 10"),
+                                 identity_pass("P4"),
+                                 append_pass("P5", "v5 = 5"),
+                                 append_pass("P6", "v6 = 6"),
+                                 append_pass("Breaker", "bad = div 0"),
+                                 replace_pass("P8", "v2 = 2", "v2 = 20"),
+                                 identity_pass("P9"),
+                                 append_pass("P10", "ret")};
   const TextIR input = text_ir({"entry"});
   const auto is_bad = [](const TextIR& ir) {
     return std::find(ir.lines.begin(), ir.lines.end(), "bad = div 0") != ir.lines.end();

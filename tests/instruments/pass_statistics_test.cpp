@@ -18,8 +18,7 @@ using passinfra::PassStatistics;
 
 TEST_CASE("PassStatistics: runs, skips and failures per name, in first-seen order") {
   PassStatistics stats;
-  auto ctx = passinfra::make_pass_context<TextIR>({.required_pass = {"Must"}}, std::ref(stats),
-                                                  VetoNames{{"Vetoed"}});
+  auto ctx = passinfra::make_pass_context<TextIR>({.required_pass = {"Must"}}, std::ref(stats), VetoNames{{"Vetoed"}});
   passinfra::Sequential seq{append_pass("A", "a"), append_pass("Vetoed", "v"), append_pass("Must", "m"),
                             append_pass("A", "a2")};
   (void)passinfra::run(seq, text_ir({}), ctx);

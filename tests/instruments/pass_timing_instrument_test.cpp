@@ -81,8 +81,8 @@ TEST_CASE("PassTimingInstrument: render() gives SPEC 6's example to the digit") 
   auto ctx = passinfra::make_pass_context<TestIR>({}, std::ref(timing));
   // Nanosecond values chosen so that every rounded figure of the example comes out.
   auto infer_top = work("InferType", clock, 4339600);
-  auto fold_scale_axis = wrap("FoldScaleAxis", clock, 2000,
-                              wrap("FoldConstant", clock, 1068700, work("InferType", clock, 4168180)));
+  auto fold_scale_axis =
+      wrap("FoldScaleAxis", clock, 2000, wrap("FoldConstant", clock, 1068700, work("InferType", clock, 4168180)));
   TestIR ir = passinfra::run(infer_top, TestIR{}, ctx);
   ir = passinfra::run(fold_scale_axis, std::move(ir), ctx);
   CHECK(timing.render() ==
@@ -328,9 +328,9 @@ TEST_CASE("PassTimingInstrument: render_list() aggregates by name, sorted by tot
   auto ctx = passinfra::make_pass_context<TestIR>({}, std::ref(timing));
   // The SPEC 6 tree: InferType twice (once nested), FoldScaleAxis > FoldConstant > InferType.
   (void)passinfra::run(work("InferType", clock, 4340 * us), TestIR{}, ctx);
-  (void)passinfra::run(wrap("FoldScaleAxis", clock, 2 * us,
-                            wrap("FoldConstant", clock, 1069 * us, work("InferType", clock, 4168 * us))),
-                       TestIR{}, ctx);
+  (void)passinfra::run(
+      wrap("FoldScaleAxis", clock, 2 * us, wrap("FoldConstant", clock, 1069 * us, work("InferType", clock, 4168 * us))),
+      TestIR{}, ctx);
   CHECK(timing.render_list() ==
         "===-------------------------------------------------------------------------===\n"
         "                         Pass execution timing report\n"
@@ -347,8 +347,8 @@ TEST_CASE("PassTimingInstrument: render_list() does not count a run nested in a 
   ManualClock clock;
   Timing timing(clock);
   auto ctx = passinfra::make_pass_context<TestIR>({}, std::ref(timing));
-  (void)passinfra::run(wrap("Loop", clock, 1 * ms, wrap("Loop", clock, 1 * ms, work("Body", clock, 1 * ms))),
-                       TestIR{}, ctx);
+  (void)passinfra::run(wrap("Loop", clock, 1 * ms, wrap("Loop", clock, 1 * ms, work("Body", clock, 1 * ms))), TestIR{},
+                       ctx);
   const std::string list = timing.render_list();
   CHECK(list.find("      3000us (100.00%)     2000us ( 66.67%)       2  Loop\n") != std::string::npos);
   CHECK(list.find("      1000us ( 33.33%)     1000us ( 33.33%)       1  Body\n") != std::string::npos);
@@ -531,9 +531,7 @@ TEST_CASE("PassTimingInstrument: exit_pass_ctx discards only the exiting thread'
   });
   worker.join();
   CHECK(timing.render() == "Main: 1000us [1000us] (100.00%; 100.00%)\n");
-  {
-    auto scope = main_ctx.enter();
-  }
+  { auto scope = main_ctx.enter(); }
   LogCapture capture;
   CHECK(timing.render().empty());
 }

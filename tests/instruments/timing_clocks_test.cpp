@@ -34,9 +34,8 @@ TEST_CASE("timing clocks: SteadyClock reads steady_clock's time in nanoseconds")
 
 TEST_CASE("timing clocks: ChronoClock converts its clock's ticks to nanoseconds") {
   using Micro = ChronoClock<std::chrono::steady_clock>;
-  CHECK(Micro{}.to_ns(5) == std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                std::chrono::steady_clock::duration(5))
-                                .count());
+  CHECK(Micro{}.to_ns(5) ==
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::duration(5)).count());
   const Micro clock;
   const std::uint64_t a = clock.now();
   const std::uint64_t b = clock.now();

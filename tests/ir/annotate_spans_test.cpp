@@ -119,8 +119,8 @@ TEST_CASE("AnnotateSpans: a parse error leaves the pass unchanged, after_failed 
   const passinfra::AnyPass<SpannedIR> pass(passinfra::AnnotateSpans<MarkTyped>{});
   CHECK_THROWS_WITH_AS((void)passinfra::run(pass, lines({"ok", "bad!"}), ctx), "GeneratedSource:2: unexpected '!'",
                        ParseError);
-  CHECK(events == std::vector<std::string>{"should_run AnnotateSpans", "before AnnotateSpans",
-                                           "after_failed AnnotateSpans"});
+  CHECK(events ==
+        std::vector<std::string>{"should_run AnnotateSpans", "before AnnotateSpans", "after_failed AnnotateSpans"});
 }
 
 TEST_CASE("AnnotateSpans: runs on the dynamic layer through the registry like any static pass") {

@@ -14,9 +14,9 @@
 #include <doctest/doctest.h>
 
 #include <array>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -95,9 +95,9 @@ void register_options() {
 AnyPass<TestIR> parse(std::string_view text) { return passinfra::parse_pipeline<TestIR>(text, registry()); }
 
 struct BadInput {
-  std::string input;                // what is wrong
-  std::function<void()> action;     // the call that must fail
-  std::vector<std::string> says;    // the message names the input and what was expected
+  std::string input;              // what is wrong
+  std::function<void()> action;   // the call that must fail
+  std::vector<std::string> says;  // the message names the input and what was expected
 };
 
 // Instruments handed to the failing calls themselves: none may be called.
@@ -170,7 +170,9 @@ std::vector<BadInput> table() {
 
   // ---- instruments
   add("a null shared_ptr instrument",
-      [] { Ctx ctx({}, {AnyInstrument<TestIR>(std::ref(handed())), AnyInstrument<TestIR>(std::shared_ptr<Recorder>())}); },
+      [] {
+        Ctx ctx({}, {AnyInstrument<TestIR>(std::ref(handed())), AnyInstrument<TestIR>(std::shared_ptr<Recorder>())});
+      },
       {"AnyInstrument<IR>: the shared_ptr<", "Recorder", "is null; expected an instrument object"});
   add("a null shared_ptr instrument given to override_instruments",
       [] {
@@ -227,7 +229,10 @@ std::vector<BadInput> table() {
       {"column 9", "pass 'FuseOps' has no option 'fuse_level'", "'fuse_opt_level'"});
   add("pass option missing", [] { (void)parse("sequential(Unroll)"); },
       {"column 12", "pass 'Unroll' requires option 'factor'", "expected Unroll(factor=...)"});
-  add("pass option given to a pass without options", [] { (void)registry().create("InferType", {{"x", true}}); },
+  add("pass option given to a pass without options",
+      [] {
+        (void)registry().create("InferType", {{"x", true}});
+      },
       {"pass 'InferType' takes no options, but was given option 'x'"});
   add("factory reads an option it did not declare", [] { (void)registry().create("ReadsUndeclared"); },
       {"get_option: option 'depth' is not set"});
@@ -251,13 +256,19 @@ std::vector<BadInput> table() {
   add("registering a name twice", [] { registry().add("InferType", &make_leveled); },
       {"pass 'InferType' is already registered", "expected each name to be registered once"});
   add("registering an invalid option key",
-      [] { registry().add("NewPass", &make_leveled, {{"bad key", ConfigType::integer}}); },
+      [] {
+        registry().add("NewPass", &make_leveled, {{"bad key", ConfigType::integer}});
+      },
       {"pass 'NewPass': 'bad key' is not a valid option key"});
   add("registering an option twice",
-      [] { registry().add("NewPass", &make_leveled, {{"k", ConfigType::integer}, {"k", ConfigType::boolean}}); },
+      [] {
+        registry().add("NewPass", &make_leveled, {{"k", ConfigType::integer}, {"k", ConfigType::boolean}});
+      },
       {"pass 'NewPass': option 'k' is listed twice"});
   add("registering a default of the wrong type",
-      [] { registry().add("NewPass", &make_leveled, {{"k", ConfigType::boolean, std::int64_t{1}}}); },
+      [] {
+        registry().add("NewPass", &make_leveled, {{"k", ConfigType::boolean, std::int64_t{1}}});
+      },
       {"pass 'NewPass': the default of option 'k' is an integer, but the option expects a bool"});
   add("registering a null factory",
       [] { registry().add("NewPass", static_cast<Leveled (*)(const PassOptions&)>(nullptr)); },
@@ -314,15 +325,18 @@ std::string check(const BadInput& bad, EventLog& outer_log) {
   if (after.default_instruments != before.default_instruments) problem += "the default context's instruments changed\n";
   if (after.pass_names != before.pass_names) problem += "the registry changed\n";
   if (after.config_options != before.config_options) problem += "the config registry changed\n";
-  if (!handed_log().events.empty()) problem += "an instrument handed to the failing call was called: " + join(handed_log().events, " / ") + "\n";
-  if (!outer_log.events.empty()) problem += "an instrument of the context in use was called: " + join(outer_log.events, " / ") + "\n";
+  if (!handed_log().events.empty())
+    problem += "an instrument handed to the failing call was called: " + join(handed_log().events, " / ") + "\n";
+  if (!outer_log.events.empty())
+    problem += "an instrument of the context in use was called: " + join(outer_log.events, " / ") + "\n";
   if (!capture.lines.empty()) problem += "something was logged: " + join(capture.lines, " / ") + "\n";
   return problem;
 }
 
 }  // namespace
 
-TEST_CASE("reliability: bad input -- every error path throws passinfra::Error, says what was expected, changes nothing") {
+TEST_CASE(
+    "reliability: bad input -- every error path throws passinfra::Error, says what was expected, changes nothing") {
   register_options();
   (void)registry();
   const auto cases = table();
@@ -372,8 +386,12 @@ struct ModuleRecorder {
     log->add("should_run " + std::string(info.name));
     return true;
   }
-  void run_before_pass(const tinyir::Module&, const PassInfo& info) { log->add("run_before_pass " + std::string(info.name)); }
-  void run_after_pass(const tinyir::Module&, const PassInfo& info) { log->add("run_after_pass " + std::string(info.name)); }
+  void run_before_pass(const tinyir::Module&, const PassInfo& info) {
+    log->add("run_before_pass " + std::string(info.name));
+  }
+  void run_after_pass(const tinyir::Module&, const PassInfo& info) {
+    log->add("run_after_pass " + std::string(info.name));
+  }
 };
 
 std::string parse_error_of(const std::string& text) {
@@ -396,7 +414,8 @@ TEST_CASE("reliability: bad input -- tinyir parse and type errors name the place
       {"def @main(%x: Tensor[(2), float32]) {\n  add(%x, %x\n}\n",
        {"bad.tir:3:1: error: expected ',' or ')' in the call of add, found '}'", "\n}\n^"}},
       {"def @main(%x: Tensor[(2), float33]) { %x }", {"bad.tir:1:27: error: expected a dtype", "found 'float33'"}},
-      {"def @main(%x: Tensor[(2), float32]) {\n  nn.con2d(%x, %x)\n}\n", {"unknown operator 'nn.con2d'", "'nn.conv2d'"}},
+      {"def @main(%x: Tensor[(2), float32]) {\n  nn.con2d(%x, %x)\n}\n",
+       {"unknown operator 'nn.con2d'", "'nn.conv2d'"}},
       {"def @main() {\n}", {"bad.tir:2:1: error: expected an expression"}},
       {"def @main() { 1f } /* open", {"expected '*/' to close this comment, found end of input"}},
   };
@@ -415,8 +434,8 @@ TEST_CASE("reliability: bad input -- tinyir parse and type errors name the place
   ModuleRecorder rec{&log};
   MCtx ctx({}, {AnyInstrument<Module>(std::ref(rec))});
   const passinfra::DynamicSequential<Module> pipeline{tinyir::InferType{}};
-  Module bad = tinyir::parse("def @main(%a: Tensor[(2, 3), float32], %b: Tensor[(4), float32]) {\n  add(%a, %b)\n}",
-                             "bad.tir");
+  Module bad =
+      tinyir::parse("def @main(%a: Tensor[(2, 3), float32], %b: Tensor[(4), float32]) {\n  add(%a, %b)\n}", "bad.tir");
   std::string what;
   try {
     ctx.with([&] { (void)pipeline(std::move(bad)); });

@@ -102,8 +102,8 @@ struct Harness {
   std::vector<std::array<int, refmodel::kHookCount>> counts;
   std::vector<std::pair<std::string, int>> body_counts;
   std::vector<bool> fired;
-  std::vector<std::exception_ptr> thrown;   // by fault id
-  std::vector<Ctx*> contexts;                // dynamic contexts by scenario index (nullptr: static)
+  std::vector<std::exception_ptr> thrown;  // by fault id
+  std::vector<Ctx*> contexts;              // dynamic contexts by scenario index (nullptr: static)
 
   explicit Harness(const Scenario& scenario) : s(&scenario) {
     counts.assign(scenario.instruments.size(), {});
@@ -395,11 +395,16 @@ Node tseq(std::string name, std::vector<Node> children) {
 
 Node shape_template(int shape) {
   switch (shape) {
-    case 0: return tpass(0, {}, {tpass(1)});
-    case 1: return tseq("*", {tpass(0), tpass(1, {"R0"}), tpass(2, {"R1", "R0"})});
-    case 2: return tseq("*", {tpass(0, {"R2"}), tseq("*", {tpass(1), tpass(2, {"R0"})}), tpass(3)});
-    case 3: return tseq("*", {tpass(0, {}, {tseq("", {tpass(1), tpass(2, {"R3"})})}), tpass(3, {"R1"})});
-    case 4: return tpass(0, {"R0"}, {tpass(1, {}, {tseq("", {tpass(2)})})});
+    case 0:
+      return tpass(0, {}, {tpass(1)});
+    case 1:
+      return tseq("*", {tpass(0), tpass(1, {"R0"}), tpass(2, {"R1", "R0"})});
+    case 2:
+      return tseq("*", {tpass(0, {"R2"}), tseq("*", {tpass(1), tpass(2, {"R0"})}), tpass(3)});
+    case 3:
+      return tseq("*", {tpass(0, {}, {tseq("", {tpass(1), tpass(2, {"R3"})})}), tpass(3, {"R1"})});
+    case 4:
+      return tpass(0, {"R0"}, {tpass(1, {}, {tseq("", {tpass(2)})})});
     default: {
       Node slot;
       slot.name = "#dyn";
@@ -447,12 +452,12 @@ void fill_shape(refmodel::Rng& rng, Node& n) {
 constexpr unsigned kDyn = 0;
 const std::vector<std::vector<unsigned>>& families() {
   static const std::vector<std::vector<unsigned>> f{
-      {},                // InstrumentSet<>
-      {31},              // one instrument with the five SPEC hooks
-      {63, 3, 28},       // all six; enter/exit; should_run/before/after
-      {4, 56},           // should_run; before/after/after_failed
-      {31, kDyn, 50},    // a DynamicInstruments list between two static instruments
-      {kDyn},            // a static context holding only a DynamicInstruments list
+      {},              // InstrumentSet<>
+      {31},            // one instrument with the five SPEC hooks
+      {63, 3, 28},     // all six; enter/exit; should_run/before/after
+      {4, 56},         // should_run; before/after/after_failed
+      {31, kDyn, 50},  // a DynamicInstruments list between two static instruments
+      {kDyn},          // a static context holding only a DynamicInstruments list
   };
   return f;
 }
@@ -506,12 +511,24 @@ PassInfo info_of_node(const Node& n) { return {n.name, n.opt_level}; }
 template <class F>
 void with_shape(int shape, const Node& root, F&& f) {
   switch (shape) {
-    case 0: f(Shape0{}); break;
-    case 1: f(Shape1(info_of_node(root), {}, {}, {})); break;
-    case 2: f(Shape2(info_of_node(root), {}, Inner2(info_of_node(root.children[1]), {}, {}), {})); break;
-    case 3: f(Shape3(info_of_node(root), {}, {})); break;
-    case 4: f(Shape4{}); break;
-    default: f(Shape5(info_of_node(root), {}, build_dynamic(*g_binding.dyn_slot), {})); break;
+    case 0:
+      f(Shape0{});
+      break;
+    case 1:
+      f(Shape1(info_of_node(root), {}, {}, {}));
+      break;
+    case 2:
+      f(Shape2(info_of_node(root), {}, Inner2(info_of_node(root.children[1]), {}, {}), {}));
+      break;
+    case 3:
+      f(Shape3(info_of_node(root), {}, {}));
+      break;
+    case 4:
+      f(Shape4{});
+      break;
+    default:
+      f(Shape5(info_of_node(root), {}, build_dynamic(*g_binding.dyn_slot), {}));
+      break;
   }
 }
 
@@ -628,8 +645,8 @@ Actual run_dynamic(const Scenario& s, const std::function<AnyPass<TestIR>()>& ma
       if (c == 0 && s.mode == Mode::override_default) {
         ctxs.push_back(&Ctx::thread_default());
       } else {
-        owned.push_back(std::make_unique<Ctx>(options_of(s.contexts[c]),
-                                              passinfra::DynamicInstruments<TestIR>(make_list(h, s.contexts[c].instruments))));
+        owned.push_back(std::make_unique<Ctx>(
+            options_of(s.contexts[c]), passinfra::DynamicInstruments<TestIR>(make_list(h, s.contexts[c].instruments))));
         ctxs.push_back(owned.back().get());
       }
       h.contexts[c] = ctxs.back();
@@ -774,8 +791,9 @@ std::string check_exception(const Scenario& s, const std::optional<int>& expecte
   if (!actual) return "expected fault " + std::to_string(*expected) + " to escape, nothing escaped";
   const auto& want = thrown[static_cast<std::size_t>(*expected)];
   if (!want) return "expected fault " + std::to_string(*expected) + ", which was never thrown";
-  if (actual != want) return "expected the very object of fault " + std::to_string(*expected) + ", got another one: " +
-                             passinfra::detail::describe(actual);
+  if (actual != want)
+    return "expected the very object of fault " + std::to_string(*expected) +
+           ", got another one: " + passinfra::detail::describe(actual);
   const refmodel::Fault* f = fault_by_id(s, *expected);
   try {
     std::rethrow_exception(actual);
@@ -833,14 +851,15 @@ std::string compare(const Scenario& s, const Outcome& m, const Actual& a) {
       report += (e == g ? "    " : " >> ") + e + std::string(e.size() < 44 ? 44 - e.size() : 1, ' ') + g + "\n";
     }
   }
-  if (auto e = check_exception(s, m.escaped, a.escaped, a.thrown); !e.empty()) report += "escaping exception: " + e + "\n";
+  if (auto e = check_exception(s, m.escaped, a.escaped, a.thrown); !e.empty())
+    report += "escaping exception: " + e + "\n";
   if (s.mode == Mode::override_default || s.mode == Mode::scope_twice) {
     if (auto e = check_exception(s, m.second_escaped, a.second_escaped, a.thrown); !e.empty()) {
       report += "second step: " + e + "\n";
     }
     if (m.held_final != a.held_final) {
-      report += "context 0 holds " + show(a.held_final) + " after the second step, expected " + show(m.held_final) +
-                "\n";
+      report +=
+          "context 0 holds " + show(a.held_final) + " after the second step, expected " + show(m.held_final) + "\n";
     }
     if (!m.second_escaped && m.trail_second != a.trail_second) {
       report += "IR trail of the second step " + show(a.trail_second) + ", expected " + show(m.trail_second) + "\n";
@@ -920,11 +939,12 @@ TEST_CASE("reliability: the reference model reproduces SPEC 4's and 5.5's exampl
   s.root.name = "S";
   s.root.children = {p};
   auto out = refmodel::run_model(s);
-  CHECK(show(out.events) ==
-        "[A should_run S | B should_run S | A run_before_pass S | B run_before_pass S | A should_run R | B should_run R "
-        "| A run_before_pass R | B run_before_pass R | R @D | A run_after_pass R | B run_after_pass R | A should_run P "
-        "| B should_run P | A run_before_pass P | B run_before_pass P | P @D | A run_after_pass P | B run_after_pass P "
-        "| A run_after_pass S | B run_after_pass S]");
+  CHECK(
+      show(out.events) ==
+      "[A should_run S | B should_run S | A run_before_pass S | B run_before_pass S | A should_run R | B should_run R "
+      "| A run_before_pass R | B run_before_pass R | R @D | A run_after_pass R | B run_after_pass R | A should_run P "
+      "| B should_run P | A run_before_pass P | B run_before_pass P | P @D | A run_after_pass P | B run_after_pass P "
+      "| A run_after_pass S | B run_after_pass S]");
 
   // SPEC §5.5: [Fine_0, BadRunBefore, Fine_1], one pass in a scope.
   Scenario t;
@@ -963,7 +983,8 @@ TEST_CASE("reliability: random scenarios agree with the reference model on every
       const Outcome m = refmodel::run_model(s);
       const bool use_with = rng.chance(50);
       const bool use_current = s.mode != Mode::unentered && rng.chance(50);
-      const Actual a = run_dynamic(s, [&] { return build_dynamic(s.root); }, use_with, use_current);
+      const Actual a = run_dynamic(
+          s, [&] { return build_dynamic(s.root); }, use_with, use_current);
       ++t.runs;
       t.cover(m);
       t.escaped += m.escaped.has_value();
@@ -982,16 +1003,20 @@ TEST_CASE("reliability: random scenarios agree with the reference model on every
       const Outcome ms = refmodel::run_model(st);
       const Actual as = run_static(sh, use_with);
       if (auto diff = compare(st, ms, as); !diff.empty()) {
-        report_failure(t, seed, index, ("static shape " + std::to_string(sh.shape) + ", family " +
-                                        std::to_string(sh.family)).c_str(), st, diff);
+        report_failure(t, seed, index,
+                       ("static shape " + std::to_string(sh.shape) + ", family " + std::to_string(sh.family)).c_str(),
+                       st, diff);
       }
       const Outcome md = refmodel::run_model(sh.s);
       const bool use_current = sh.s.mode != Mode::unentered && rng.chance(50);
-      const Actual ad = run_dynamic(sh.s, [&] { return build_dynamic(sh.s.root); }, use_with, use_current);
-      if (auto diff = compare(sh.s, md, ad); !diff.empty()) report_failure(t, seed, index, "dynamic (shaped)", sh.s, diff);
+      const Actual ad = run_dynamic(
+          sh.s, [&] { return build_dynamic(sh.s.root); }, use_with, use_current);
+      if (auto diff = compare(sh.s, md, ad); !diff.empty())
+        report_failure(t, seed, index, "dynamic (shaped)", sh.s, diff);
       std::optional<AnyPass<TestIR>> erased;
       with_shape(sh.shape, sh.s.root, [&](const auto& root) { erased.emplace(root); });
-      const Actual ax = run_dynamic(sh.s, [&] { return *erased; }, use_with, use_current);
+      const Actual ax = run_dynamic(
+          sh.s, [&] { return *erased; }, use_with, use_current);
       if (auto diff = compare(sh.s, md, ax); !diff.empty()) {
         report_failure(t, seed, index, ("static shape " + std::to_string(sh.shape) + " as AnyPass").c_str(), sh.s,
                        diff);
@@ -1004,12 +1029,12 @@ TEST_CASE("reliability: random scenarios agree with the reference model on every
     ++t.scenarios;
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  MESSAGE("property test: " << t.scenarios << " scenarios, " << t.runs << " runs, " << t.with_faults
-                            << " with faults, " << t.escaped << " with an escaping exception, " << t.failures
-                            << " disagreements, " << seconds << " s; paths: " << t.enter_failed
-                            << " enter failures, " << t.exit_failed << " exit failures, " << t.dropped_warning
-                            << " with a dropped exception (WARNING), " << t.after_failed
-                            << " with run_after_pass_failed, " << t.second_escaped << " failed second steps");
+  MESSAGE("property test: " << t.scenarios << " scenarios, " << t.runs << " runs, " << t.with_faults << " with faults, "
+                            << t.escaped << " with an escaping exception, " << t.failures << " disagreements, "
+                            << seconds << " s; paths: " << t.enter_failed << " enter failures, " << t.exit_failed
+                            << " exit failures, " << t.dropped_warning << " with a dropped exception (WARNING), "
+                            << t.after_failed << " with run_after_pass_failed, " << t.second_escaped
+                            << " failed second steps");
   CHECK(t.failures == 0);
 #ifndef PASSINFRA_PROPERTY_SANITIZED
   if (!only && !std::getenv("PASSINFRA_PROPERTY_COUNT")) CHECK(t.scenarios >= 10000);

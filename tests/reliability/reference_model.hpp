@@ -46,12 +46,18 @@ inline constexpr unsigned kAllSpecHooks = 0x1f;  // the five hooks of SPEC §5
 
 inline const char* hook_name(Hook h) {
   switch (h) {
-    case Hook::enter: return "enter_pass_ctx";
-    case Hook::exit: return "exit_pass_ctx";
-    case Hook::should_run: return "should_run";
-    case Hook::before: return "run_before_pass";
-    case Hook::after: return "run_after_pass";
-    case Hook::after_failed: return "run_after_pass_failed";
+    case Hook::enter:
+      return "enter_pass_ctx";
+    case Hook::exit:
+      return "exit_pass_ctx";
+    case Hook::should_run:
+      return "should_run";
+    case Hook::before:
+      return "run_before_pass";
+    case Hook::after:
+      return "run_after_pass";
+    case Hook::after_failed:
+      return "run_after_pass_failed";
   }
   return "?";
 }
@@ -80,8 +86,8 @@ struct Node {
 
 struct InstrumentSpec {
   std::string name;
-  unsigned hooks = kAllSpecHooks;    // bit(Hook) for each hook it has
-  std::vector<std::string> veto;     // should_run answers "skip" for these pass names
+  unsigned hooks = kAllSpecHooks;  // bit(Hook) for each hook it has
+  std::vector<std::string> veto;   // should_run answers "skip" for these pass names
 };
 
 struct ContextSpec {
@@ -93,20 +99,20 @@ struct ContextSpec {
 };
 
 struct Fault {
-  bool on_body = false;  // else on a hook
-  int instrument = 0;    // on a hook: which instrument ...
-  Hook hook = Hook::enter;  // ... and which hook
-  std::string pass;      // on a body: the pass name
-  int occurrence = 1;    // the k-th call (1-based)
-  int id = 1;            // the exception's identity
+  bool on_body = false;       // else on a hook
+  int instrument = 0;         // on a hook: which instrument ...
+  Hook hook = Hook::enter;    // ... and which hook
+  std::string pass;           // on a body: the pass name
+  int occurrence = 1;         // the k-th call (1-based)
+  int id = 1;                 // the exception's identity
   bool std_exception = true;  // derived from std::exception, or not
 };
 
 enum class Mode {
-  scope,             // contexts[0] entered (enter() or with()), the pipeline run inside
-  unentered,         // contexts[0] never entered; the pipeline run with it explicitly
-  override_default,  // the thread's default context: override_instruments(contexts[0].instruments),
-                     // run under current(), then override_instruments({}) (SPEC §2, §5.3)
+  scope,              // contexts[0] entered (enter() or with()), the pipeline run inside
+  unentered,          // contexts[0] never entered; the pipeline run with it explicitly
+  override_default,   // the thread's default context: override_instruments(contexts[0].instruments),
+                      // run under current(), then override_instruments({}) (SPEC §2, §5.3)
   override_in_scope,  // contexts[0] entered with its list; inside the scope override_instruments(
                       // override_list), then the run; the scope exit follows
   scope_twice         // Mode::scope, and then the same again (a second step) with the same context
@@ -114,11 +120,16 @@ enum class Mode {
 
 inline const char* mode_name(Mode m) {
   switch (m) {
-    case Mode::scope: return "scope";
-    case Mode::unentered: return "unentered";
-    case Mode::override_default: return "override_default";
-    case Mode::override_in_scope: return "override_in_scope";
-    case Mode::scope_twice: return "scope_twice";
+    case Mode::scope:
+      return "scope";
+    case Mode::unentered:
+      return "unentered";
+    case Mode::override_default:
+      return "override_default";
+    case Mode::override_in_scope:
+      return "override_in_scope";
+    case Mode::scope_twice:
+      return "scope_twice";
   }
   return "?";
 }
@@ -142,9 +153,9 @@ struct LogLine {
 
 struct Outcome {
   std::vector<std::string> events;
-  std::optional<int> escaped;         // the fault whose exception leaves the main step
+  std::optional<int> escaped;                  // the fault whose exception leaves the main step
   std::vector<std::vector<std::string>> held;  // per context: instruments held after the main step
-  std::vector<std::string> trail;     // the IR's trail (meaningful when nothing escaped)
+  std::vector<std::string> trail;              // the IR's trail (meaningful when nothing escaped)
   // The second step: Mode::override_default: override_instruments({}) on the
   // default context; Mode::scope_twice: the scope and the run again.
   std::optional<int> second_escaped;
@@ -240,7 +251,9 @@ class Model {
   }
 
   void info(const std::string& text) { log_.push_back({"INFO", text, "", 0}); }
-  void warning(int instrument, int dropped) { log_.push_back({"WARNING", "", s_.instruments[instrument].name, dropped}); }
+  void warning(int instrument, int dropped) {
+    log_.push_back({"WARNING", "", s_.instruments[instrument].name, dropped});
+  }
 
   bool has(int instrument, Hook h) const { return (s_.instruments[instrument].hooks & bit(h)) != 0; }
 
@@ -249,8 +262,7 @@ class Model {
     const int n = ++counts_[instrument][static_cast<int>(h)];
     for (std::size_t f = 0; f < s_.faults.size(); ++f) {
       const Fault& fault = s_.faults[f];
-      if (!fired_[f] && !fault.on_body && fault.instrument == instrument && fault.hook == h &&
-          fault.occurrence == n) {
+      if (!fired_[f] && !fault.on_body && fault.instrument == instrument && fault.hook == h && fault.occurrence == n) {
         fired_[f] = true;
         return fault.id;
       }
@@ -369,7 +381,7 @@ class Model {
   void override_instruments(int c, const std::vector<int>& list) {
     exit(c, false);  // a throw here: cleared, and `list` is never installed
     held_[c] = list;
-    enter(c);        // a throw here: `list` is cleared
+    enter(c);  // a throw here: `list` is cleared
   }
 
   // SPEC §2: enter (hooks, then push), the body, then pop and the exit hooks.
@@ -677,8 +689,7 @@ struct GenerateOptions {
 
 namespace detail {
 
-inline Node random_tree(Rng& rng, int depth, const GenerateOptions& o, int inner_contexts,
-                        std::vector<int>& on_path) {
+inline Node random_tree(Rng& rng, int depth, const GenerateOptions& o, int inner_contexts, std::vector<int>& on_path) {
   Node n;
   const bool seq = depth < o.max_depth && rng.chance(depth == 0 ? 75 : 30);
   if (seq) {

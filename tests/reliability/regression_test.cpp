@@ -5,8 +5,8 @@
 
 #include <cmath>
 #include <csignal>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -216,8 +216,8 @@ TEST_CASE("regression: a hook that installs a new list ends its phase; the new l
   auto installs = std::make_shared<Installs>();
   installs->log = &log;
   installs->next = {passinfra::make_instrument<TestIR, Named>(Named{&log, "New"})};
-  Ctx::current().override_instruments({AnyInstrument<TestIR>(std::move(installs)),
-                                       passinfra::make_instrument<TestIR, Named>(Named{&log, "Old"})});
+  Ctx::current().override_instruments(
+      {AnyInstrument<TestIR>(std::move(installs)), passinfra::make_instrument<TestIR, Named>(Named{&log, "Old"})});
   const TestIR out = passinfra::DynamicSequential<TestIR>{TestPass<"P">{}, TestPass<"Q">{}}(TestIR{&log});
   CHECK(out.trail == std::vector<std::string>{"P", "Q"});
   CHECK(join(log.events, " / ") ==

@@ -154,7 +154,7 @@ void run_threads(int n, F&& body) {
 TEST_CASE("reliability: threads -- each thread's contexts, current() and pipelines are its own") {
   Failures failures;
   SharedLog log_sink;
-  const StaticPipeline shared_static;                      // one pipeline object, run by every thread
+  const StaticPipeline shared_static;  // one pipeline object, run by every thread
   const AnyPass<TestIR> shared_dynamic(dynamic_pipeline());
 
   run_threads(kThreads, [&](int t) {
@@ -278,9 +278,9 @@ TEST_CASE("reliability: threads -- a thread's default context dies with it, rele
     // the thread ends without override_instruments({})
   });
   t.join();
-  CHECK(watch.expired());                                 // released, not leaked
+  CHECK(watch.expired());                                    // released, not leaked
   CHECK(join(log.events, " / ") == "Owned enter_pass_ctx");  // and not exited (no scope, SPEC §5.3)
-  CHECK(Ctx::thread_default().instruments().empty());     // this thread's default was never touched
+  CHECK(Ctx::thread_default().instruments().empty());        // this thread's default was never touched
 }
 
 namespace {
@@ -325,7 +325,8 @@ TEST_CASE("reliability: threads -- the global PassRegistry and the config regist
         const TestIR out = passinfra::run(p, TestIR{}, ctx);
         if (out.value != 2 + t + 1) failures.add(mine + ": wrong result");
         if (ctx.get_config<std::int64_t>("reliability.threads.shared", -1) != i) failures.add(mine + ": config");
-        if (passinfra::print_pipeline(p) != "sequential(ThreadsSharedB," + mine + "(k=" + std::to_string(t + 1) + "))") {
+        if (passinfra::print_pipeline(p) !=
+            "sequential(ThreadsSharedB," + mine + "(k=" + std::to_string(t + 1) + "))") {
           failures.add(mine + ": print");
         }
         if (!reg.contains(mine) || reg.describe().find(mine) == std::string::npos) failures.add(mine + ": lookup");

@@ -158,8 +158,8 @@ TEST_CASE_TEMPLATE("SPEC 5.4: an exit failure while another exception leaves the
                                0) == 0);
 }
 
-TEST_CASE_TEMPLATE("SPEC 5.4: an exit failure during the enter clean-up: the enter exception wins, clean-up goes on",
-                   L, PITEST_LAYERS) {
+TEST_CASE_TEMPLATE("SPEC 5.4: an exit failure during the enter clean-up: the enter exception wins, clean-up goes on", L,
+                   PITEST_LAYERS) {
   EventLog log;
   LogCapture capture;
   auto a = make("A", log, Hook::exit, 8);

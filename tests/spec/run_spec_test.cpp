@@ -83,8 +83,7 @@ TEST_CASE_TEMPLATE("SPEC 3: a vetoed pass runs none of the passes it would have 
   CHECK(join(log.events, " / ") == "A should_run Outer");
 }
 
-TEST_CASE_TEMPLATE("SPEC 3/5.3: a throw inside a pass run skips the rest and propagates unchanged", L,
-                   PITEST_LAYERS) {
+TEST_CASE_TEMPLATE("SPEC 3/5.3: a throw inside a pass run skips the rest and propagates unchanged", L, PITEST_LAYERS) {
   EventLog log;
   auto a = recorder("A", log);
   auto b = recorder("B", log);
@@ -152,8 +151,7 @@ TEST_CASE_TEMPLATE("SPEC 3/5.3: a throw inside a pass run skips the rest and pro
   CHECK(log.events.size() == 10);  // 3 instruments x (should_run, before, after) + the body
 }
 
-TEST_CASE_TEMPLATE("passinfra: run_after_pass_failed reaches the instruments whose before returned", L,
-                   PITEST_LAYERS) {
+TEST_CASE_TEMPLATE("passinfra: run_after_pass_failed reaches the instruments whose before returned", L, PITEST_LAYERS) {
   EventLog log;
   auto a = make<FailureAwareRecorder>("A", log);
   auto b = make<FailureAwareRecorder>("B", log);

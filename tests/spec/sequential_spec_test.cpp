@@ -12,8 +12,7 @@ using R = TestPass<"R">;
 using P = TestPass<"P", 0, requires_passes<R>>;
 }  // namespace
 
-TEST_CASE_TEMPLATE("SPEC 4: the Sequential's own events wrap its children's (the SPEC's example)", L,
-                   PITEST_LAYERS) {
+TEST_CASE_TEMPLATE("SPEC 4: the Sequential's own events wrap its children's (the SPEC's example)", L, PITEST_LAYERS) {
   EventLog log;
   auto a = recorder("A", log);
   auto b = recorder("B", log);
@@ -89,8 +88,8 @@ TEST_CASE_TEMPLATE("SPEC 4: required passes run without the gate, with should_ru
   EventLog log;
   auto a = recorder("A", log);
   using T = TestPass<"T">;
-  using Deep = TestPass<"Deep", 4, requires_passes<T>>;       // opt_level 4, requires T
-  using Q = TestPass<"Q", 0, requires_passes<Deep, R>>;       // requires Deep then R
+  using Deep = TestPass<"Deep", 4, requires_passes<T>>;  // opt_level 4, requires T
+  using Q = TestPass<"Q", 0, requires_passes<Deep, R>>;  // requires Deep then R
   using Q2 = TestPass<"Q2", 0, requires_passes<R>>;
 
   SUBCASE("not gated: a required pass above the opt_level and disabled still runs; its own requirement does not") {

@@ -9,10 +9,10 @@
 
 #include <algorithm>
 #include <exception>
-#include <vector>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <passinfra/core.hpp>
 
@@ -24,12 +24,18 @@ enum class Hook { enter, exit, should_run, before, after, after_failed };
 
 inline std::string_view hook_name(Hook h) {
   switch (h) {
-    case Hook::enter: return "enter_pass_ctx";
-    case Hook::exit: return "exit_pass_ctx";
-    case Hook::should_run: return "should_run";
-    case Hook::before: return "run_before_pass";
-    case Hook::after: return "run_after_pass";
-    case Hook::after_failed: return "run_after_pass_failed";
+    case Hook::enter:
+      return "enter_pass_ctx";
+    case Hook::exit:
+      return "exit_pass_ctx";
+    case Hook::should_run:
+      return "should_run";
+    case Hook::before:
+      return "run_before_pass";
+    case Hook::after:
+      return "run_after_pass";
+    case Hook::after_failed:
+      return "run_after_pass_failed";
   }
   return "?";
 }
@@ -41,7 +47,7 @@ struct RecorderBase {
   int error_id = 1;
   bool veto = false;
   std::vector<std::string> veto_only{};  // veto just these pass names
-  bool with_pass_names = true;  // "<name> <hook> <pass>" for pass hooks
+  bool with_pass_names = true;           // "<name> <hook> <pass>" for pass hooks
 
   bool vetoes(std::string_view pass) const {
     return veto || std::find(veto_only.begin(), veto_only.end(), pass) != veto_only.end();

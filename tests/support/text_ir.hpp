@@ -67,11 +67,10 @@ inline auto append_pass(std::string_view name, std::string line) {
 }
 
 inline auto replace_pass(std::string_view name, std::string from, std::string to) {
-  return passinfra::module_pass(passinfra::PassInfo{name, 0},
-                                [from = std::move(from), to = std::move(to)](TextIR ir) {
-                                  std::replace(ir.lines.begin(), ir.lines.end(), from, to);
-                                  return ir;
-                                });
+  return passinfra::module_pass(passinfra::PassInfo{name, 0}, [from = std::move(from), to = std::move(to)](TextIR ir) {
+    std::replace(ir.lines.begin(), ir.lines.end(), from, to);
+    return ir;
+  });
 }
 
 inline auto identity_pass(std::string_view name) {

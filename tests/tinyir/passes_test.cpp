@@ -65,14 +65,16 @@ constexpr std::string_view kFoldInput = R"IR(def @main(%x: Tensor[(2), float32])
 }
 )IR";
 
-constexpr std::string_view kConvInput = R"IR(def @main(%x: Tensor[(1, 4, 8, 8), float32], %w: Tensor[(4, 4, 3, 3), float32]) {
+constexpr std::string_view kConvInput =
+    R"IR(def @main(%x: Tensor[(1, 4, 8, 8), float32], %w: Tensor[(4, 4, 3, 3), float32]) {
   %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1]);
   %1 = nn.relu(%0);
   add(%1, %x)
 }
 )IR";
 
-constexpr std::string_view kConvFusedAtLevel3 = R"IR(def @main(%x: Tensor[(1, 4, 8, 8), float32], %w: Tensor[(4, 4, 3, 3), float32]) {
+constexpr std::string_view kConvFusedAtLevel3 =
+    R"IR(def @main(%x: Tensor[(1, 4, 8, 8), float32], %w: Tensor[(4, 4, 3, 3), float32]) {
   %2 = fn (%p0: Tensor[(1, 4, 8, 8), float32], %p1: Tensor[(4, 4, 3, 3), float32], Primitive=1) {
     %0 = nn.conv2d(%p0, %p1, padding=[1, 1, 1, 1]) /* ty=Tensor[(1, 4, 8, 8), float32] */;
     %1 = nn.relu(%0) /* ty=Tensor[(1, 4, 8, 8), float32] */;
@@ -199,7 +201,8 @@ TEST_CASE("tinyir passes: DeadCodeElimination drops unused lets") {
 }
 
 TEST_CASE("tinyir passes: FuseOps fuses at its level, or at the context's opt_level for -1") {
-  CHECK(typed(run_on(FuseOps{0}, kConvInput, 3)) == R"IR(def @main(%x: Tensor[(1, 4, 8, 8), float32], %w: Tensor[(4, 4, 3, 3), float32]) {
+  CHECK(typed(run_on(FuseOps{0}, kConvInput, 3)) ==
+        R"IR(def @main(%x: Tensor[(1, 4, 8, 8), float32], %w: Tensor[(4, 4, 3, 3), float32]) {
   %0 = fn (%p0: Tensor[(1, 4, 8, 8), float32], %p1: Tensor[(4, 4, 3, 3), float32], Primitive=1) {
     nn.conv2d(%p0, %p1, padding=[1, 1, 1, 1]) /* ty=Tensor[(1, 4, 8, 8), float32] */
   } /* ty=fn (Tensor[(1, 4, 8, 8), float32], Tensor[(4, 4, 3, 3), float32]) -> Tensor[(1, 4, 8, 8), float32] */;
@@ -233,7 +236,8 @@ TEST_CASE("tinyir passes: DefuseOps inlines what FuseOps made") {
 }
 
 TEST_CASE("tinyir passes: ToANormalForm binds every call, without InferType after it") {
-  CHECK(typed(run_on(ToANormalForm{}, kConvInput)) == R"IR(def @main(%x: Tensor[(1, 4, 8, 8), float32], %w: Tensor[(4, 4, 3, 3), float32]) {
+  CHECK(typed(run_on(ToANormalForm{}, kConvInput)) ==
+        R"IR(def @main(%x: Tensor[(1, 4, 8, 8), float32], %w: Tensor[(4, 4, 3, 3), float32]) {
   let %v0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1]);
   let %v1 = nn.relu(%v0);
   let %v2 = add(%v1, %x);
@@ -243,7 +247,8 @@ TEST_CASE("tinyir passes: ToANormalForm binds every call, without InferType afte
 }
 
 TEST_CASE("tinyir passes: CanonicalizeOps rewrites bias_add") {
-  CHECK(typed(run_on(CanonicalizeOps{}, kBiasAddInput)) == R"IR(def @main(%x: Tensor[(1, 4, 2, 2), float32], %b: Tensor[(4), float32]) {
+  CHECK(typed(run_on(CanonicalizeOps{}, kBiasAddInput)) ==
+        R"IR(def @main(%x: Tensor[(1, 4, 2, 2), float32], %b: Tensor[(4), float32]) {
   %0 = expand_dims(%b, axis=1, num_newaxis=2) /* ty=Tensor[(4, 1, 1), float32] */;
   add(%x, %0) /* ty=Tensor[(1, 4, 2, 2), float32] */
 }
@@ -251,7 +256,8 @@ TEST_CASE("tinyir passes: CanonicalizeOps rewrites bias_add") {
 }
 
 TEST_CASE("tinyir passes: ConvertLayout runs conv2d in NHWC") {
-  CHECK(typed(run_on(ConvertLayout({{"nn.conv2d", {"NHWC", "default"}}}), kConvInput, 3)) == R"IR(def @main(%x: Tensor[(1, 4, 8, 8), float32], %w: Tensor[(4, 4, 3, 3), float32]) {
+  CHECK(typed(run_on(ConvertLayout({{"nn.conv2d", {"NHWC", "default"}}}), kConvInput, 3)) ==
+        R"IR(def @main(%x: Tensor[(1, 4, 8, 8), float32], %w: Tensor[(4, 4, 3, 3), float32]) {
   %0 = layout_transform(%x, src_layout="NCHW", dst_layout="NHWC") /* ty=Tensor[(1, 8, 8, 4), float32] */;
   %1 = layout_transform(%w, src_layout="OIHW", dst_layout="HWIO") /* ty=Tensor[(3, 3, 4, 4), float32] */;
   %2 = nn.conv2d(%0, %1, padding=[1, 1, 1, 1], data_layout="NHWC", kernel_layout="HWIO") /* ty=Tensor[(1, 8, 8, 4), float32] */;

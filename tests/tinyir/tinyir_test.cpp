@@ -49,7 +49,8 @@ Type type_of_main(const std::string& text) {
   return m.main()->body->checked_type();
 }
 
-const char* const kExampleText = R"IR(def @main(%x: Tensor[(1, 64, 56, 56), float32], %weight: Tensor[(64, 64, 3, 3), float32]) {
+const char* const kExampleText =
+    R"IR(def @main(%x: Tensor[(1, 64, 56, 56), float32], %weight: Tensor[(64, 64, 3, 3), float32]) {
   %0 = nn.conv2d(%x, %weight);
   %1 = add(meta[Constant][0], meta[Constant][0]);
   %2 = multiply(%1, 2f);
@@ -67,9 +68,7 @@ Constant[0]: Tensor[(1, 64, 54, 54), float32] = [0 x 186624]
 
 // ------------------------------------------------------------------ printer and parser
 
-TEST_CASE("tinyir: example() prints as the tutorial's program") {
-  CHECK(print(example()) == kExampleText);
-}
+TEST_CASE("tinyir: example() prints as the tutorial's program") { CHECK(print(example()) == kExampleText); }
 
 TEST_CASE("tinyir: round trip of example()") {
   check_round_trip(example());
@@ -103,7 +102,8 @@ TEST_CASE("tinyir: round trip of the clip module with infinite bounds") {
 }
 
 TEST_CASE("tinyir: round trip of lets, tuples, nested functions, blocks and literals") {
-  const std::string text = R"IR(def @main(%x: Tensor[(2, 3), float32], %y: (Tensor[(3), float32], int32), Primitive=1) -> Tensor[(2, 3), float32] {
+  const std::string text =
+      R"IR(def @main(%x: Tensor[(2, 3), float32], %y: (Tensor[(3), float32], int32), Primitive=1) -> Tensor[(2, 3), float32] {
   let %a: Tensor[(2, 3), float32] = nn.relu(%x);
   %0 = (%a, %x);
   %1 = %0.1;
@@ -189,10 +189,10 @@ TEST_CASE("tinyir: a binding used inside a nested function and after it is print
 
 TEST_CASE("tinyir: parsed nodes carry spans of their first token") {
   const std::string text =
-      "def @main(%x: Tensor[(2), float32]) {\n"     // line 1
-      "  %0 = add(%x, 1f);\n"                      // line 2
-      "  let %v = nn.relu(%0);\n"                  // line 3
-      "  (%v, meta[Constant][0]).1\n"              // line 4
+      "def @main(%x: Tensor[(2), float32]) {\n"  // line 1
+      "  %0 = add(%x, 1f);\n"                    // line 2
+      "  let %v = nn.relu(%0);\n"                // line 3
+      "  (%v, meta[Constant][0]).1\n"            // line 4
       "}\n"
       "#[metadata]\n"
       "Constant[0]: Tensor[(2), float32] = [5, 6]\n";
@@ -300,10 +300,10 @@ TEST_CASE("tinyir: parse errors render through passinfra: tabs, CRLF, NUL and en
 }
 
 TEST_CASE("tinyir: parse errors name what was expected and what was found") {
-  CHECK(parse_error_of("def @main(%x: Tensor[(2), float33]) { %x }").find(
-            "input.tir:1:27: error: expected a dtype such as float32, found 'float33'") == 0);
-  CHECK(parse_error_of("def @main(%x: Tensor[(2), float32]) {\n  nn.relu(%x, %x)\n}").find(
-            "input.tir:2:3: error: expected 1 argument for nn.relu (data), found 2") == 0);
+  CHECK(parse_error_of("def @main(%x: Tensor[(2), float33]) { %x }")
+            .find("input.tir:1:27: error: expected a dtype such as float32, found 'float33'") == 0);
+  CHECK(parse_error_of("def @main(%x: Tensor[(2), float32]) {\n  nn.relu(%x, %x)\n}")
+            .find("input.tir:2:3: error: expected 1 argument for nn.relu (data), found 2") == 0);
   CHECK(parse_error_of("def @main(%x: Tensor[(1, 1, 2, 2), float32]) {\n  nn.max_pool2d(%x, pool=[2, 2])\n}")
             .find("input.tir:2:21: error: expected an attribute of nn.max_pool2d (pool_size, strides, dilation, "
                   "padding, layout, ceil_mode), found 'pool'\n") == 0);
@@ -316,14 +316,14 @@ TEST_CASE("tinyir: parse errors name what was expected and what was found") {
   CHECK(parse_error_of("def @main(%x: float32) {\n  add(%x, meta[Constant][3])\n}")
             .find("input.tir:2:26: error: expected a constant defined in the #[metadata] section, found "
                   "meta[Constant][3] and no metadata section") == 0);
-  CHECK(parse_error_of("def @main() {\n  %0 = 1f;\n  %0 = 2f;\n  %0\n}").find(
-            "input.tir:3:3: error: redefinition of %0") == 0);
-  CHECK(parse_error_of("def @main() { 1f } /* open").find(
-            "input.tir:1:20: error: expected '*/' to close this comment, found end of input") == 0);
-  CHECK(parse_error_of("def @main() {\n}").find(
-            "input.tir:2:1: error: expected an expression as the result of the block, found '}'") == 0);
-  CHECK(parse_error_of("def @main() { 1f }\n#[metadata]\nConstant[0]: Tensor[(2), float32] = [1]").find(
-            "input.tir:3:37: error: expected 2 values for Tensor[(2), float32], found 1") == 0);
+  CHECK(parse_error_of("def @main() {\n  %0 = 1f;\n  %0 = 2f;\n  %0\n}")
+            .find("input.tir:3:3: error: redefinition of %0") == 0);
+  CHECK(parse_error_of("def @main() { 1f } /* open")
+            .find("input.tir:1:20: error: expected '*/' to close this comment, found end of input") == 0);
+  CHECK(parse_error_of("def @main() {\n}")
+            .find("input.tir:2:1: error: expected an expression as the result of the block, found '}'") == 0);
+  CHECK(parse_error_of("def @main() { 1f }\n#[metadata]\nConstant[0]: Tensor[(2), float32] = [1]")
+            .find("input.tir:3:37: error: expected 2 values for Tensor[(2), float32], found 1") == 0);
   CHECK(parse_error_of("def @main() { 1f }\ndef @main() { 2f }").find("input.tir:2:5: error: redefinition of @main") ==
         0);
   // The ParseError carries the location.
@@ -353,20 +353,19 @@ TEST_CASE("tinyir: type inference of nn.conv2d in both layouts") {
             "def @main(%x: Tensor[(1, 3, 224, 224), float32], %w: Tensor[(64, 3, 7, 7), float32]) {\n"
             "  nn.conv2d(%x, %w, strides=[2, 2], padding=[3, 3, 3, 3], channels=64, kernel_size=[7, 7])\n}")) ==
         "Tensor[(1, 64, 112, 112), float32]");
-  CHECK(to_string(type_of_main(
-            "def @main(%x: Tensor[(1, 56, 56, 64), float32], %w: Tensor[(3, 3, 64, 32), float32]) {\n"
-            "  nn.conv2d(%x, %w, padding=[1, 1, 1, 1], dilation=[2, 2], data_layout=\"NHWC\", "
-            "kernel_layout=\"HWIO\")\n}")) == "Tensor[(1, 54, 54, 32), float32]");
+  CHECK(
+      to_string(type_of_main("def @main(%x: Tensor[(1, 56, 56, 64), float32], %w: Tensor[(3, 3, 64, 32), float32]) {\n"
+                             "  nn.conv2d(%x, %w, padding=[1, 1, 1, 1], dilation=[2, 2], data_layout=\"NHWC\", "
+                             "kernel_layout=\"HWIO\")\n}")) == "Tensor[(1, 54, 54, 32), float32]");
   // Grouped (depthwise) convolution, output in another layout.
-  CHECK(to_string(type_of_main(
-            "def @main(%x: Tensor[(1, 32, 10, 10), float32], %w: Tensor[(32, 1, 3, 3), float32]) {\n"
-            "  nn.conv2d(%x, %w, groups=32, out_layout=\"NHWC\")\n}")) == "Tensor[(1, 8, 8, 32), float32]");
+  CHECK(to_string(type_of_main("def @main(%x: Tensor[(1, 32, 10, 10), float32], %w: Tensor[(32, 1, 3, 3), float32]) {\n"
+                               "  nn.conv2d(%x, %w, groups=32, out_layout=\"NHWC\")\n}")) ==
+        "Tensor[(1, 8, 8, 32), float32]");
 }
 
 TEST_CASE("tinyir: type inference of the remaining operators") {
-  CHECK(to_string(type_of_main(
-            "def @main(%x: Tensor[(1, 8, 4, 4), float32], %g: Tensor[(8), float32]) {\n"
-            "  nn.batch_norm(%x, %g, %g, %g, %g)\n}")) ==
+  CHECK(to_string(type_of_main("def @main(%x: Tensor[(1, 8, 4, 4), float32], %g: Tensor[(8), float32]) {\n"
+                               "  nn.batch_norm(%x, %g, %g, %g, %g)\n}")) ==
         "(Tensor[(1, 8, 4, 4), float32], Tensor[(8), float32], Tensor[(8), float32])");
   CHECK(to_string(type_of_main("def @main(%x: Tensor[(1, 64, 112, 112), float32]) {\n"
                                "  nn.max_pool2d(%x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1])\n}")) ==
@@ -412,39 +411,48 @@ TEST_CASE("tinyir: infer_types types every node of resnet18") {
 
 TEST_CASE("tinyir: type errors name the expression, the place and expected against found") {
   const std::string conv = type_error_of([] {
-    infer_types(from_text("def @main(%x: Tensor[(1, 64, 56, 56), float32], %w: Tensor[(64, 32, 3, 3), float32]) {\n"
-                          "  %0 = nn.conv2d(%x, %w, channels=64);\n  nn.relu(%0)\n}"));
+    infer_types(
+        from_text("def @main(%x: Tensor[(1, 64, 56, 56), float32], %w: Tensor[(64, 32, 3, 3), float32]) {\n"
+                  "  %0 = nn.conv2d(%x, %w, channels=64);\n  nn.relu(%0)\n}"));
   });
   CHECK(conv ==
         "test:2:8: type error in `nn.conv2d(%x, %w, channels=64)`: argument 2 (weight): expected 64 input channels "
         "(data channels 64 / groups 1) in OIHW layout, found 32 (weight Tensor[(64, 32, 3, 3), float32])");
 
   CHECK(type_error_of([] {
-          infer_types(from_text("def @main(%a: Tensor[(2, 3), float32], %b: Tensor[(4), float32]) {\n"
-                                "  add(%a, %b)\n}"));
-        }) == "test:2:3: type error in `add(%a, %b)`: expected shapes that broadcast, found (2, 3) and (4) "
-              "(dimension -1: 3 vs 4)");
+          infer_types(
+              from_text("def @main(%a: Tensor[(2, 3), float32], %b: Tensor[(4), float32]) {\n"
+                        "  add(%a, %b)\n}"));
+        }) ==
+        "test:2:3: type error in `add(%a, %b)`: expected shapes that broadcast, found (2, 3) and (4) "
+        "(dimension -1: 3 vs 4)");
   CHECK(type_error_of([] {
-          infer_types(from_text("def @main(%a: Tensor[(2), float32], %b: Tensor[(2), int32]) {\n"
-                                "  multiply(%a, %b)\n}"));
-        }) == "test:2:3: type error in `multiply(%a, %b)`: argument 2 (rhs): expected dtype float32 (the dtype of "
-              "argument 1 (lhs)), found int32");
+          infer_types(
+              from_text("def @main(%a: Tensor[(2), float32], %b: Tensor[(2), int32]) {\n"
+                        "  multiply(%a, %b)\n}"));
+        }) ==
+        "test:2:3: type error in `multiply(%a, %b)`: argument 2 (rhs): expected dtype float32 (the dtype of "
+        "argument 1 (lhs)), found int32");
   CHECK(type_error_of([] {
           infer_types(from_text("def @main(%a: Tensor[(2, 3), float32]) {\n  reshape(%a, newshape=[4, 2])\n}"));
-        }) == "test:2:3: type error in `reshape(%a, newshape=[4, 2])`: attribute 'newshape': expected 6 elements "
-              "(data Tensor[(2, 3), float32]), found 8 in [4, 2]");
+        }) ==
+        "test:2:3: type error in `reshape(%a, newshape=[4, 2])`: attribute 'newshape': expected 6 elements "
+        "(data Tensor[(2, 3), float32]), found 8 in [4, 2]");
+  CHECK(type_error_of(
+            [] { infer_types(from_text("def @main(%a: Tensor[(2), float32]) {\n  %0 = (%a, %a);\n  %0.2\n}")); }) ==
+        "test:3:3: type error in `(%a, %a).2`: expected an index in [0, 2), found 2 for (Tensor[(2), float32], "
+        "Tensor[(2), float32])");
   CHECK(type_error_of([] {
-          infer_types(from_text("def @main(%a: Tensor[(2), float32]) {\n  %0 = (%a, %a);\n  %0.2\n}"));
-        }) == "test:3:3: type error in `(%a, %a).2`: expected an index in [0, 2), found 2 for (Tensor[(2), float32], "
-              "Tensor[(2), float32])");
+          infer_types(
+              from_text("def @main(%a: Tensor[(2), float32], %b: Tensor[(3), float32]) {\n"
+                        "  nn.dense(%a, %b)\n}"));
+        }) ==
+        "test:2:3: type error in `nn.dense(%a, %b)`: argument 2 (weight): expected a 2-D tensor, found "
+        "Tensor[(3), float32]");
   CHECK(type_error_of([] {
-          infer_types(from_text("def @main(%a: Tensor[(2), float32], %b: Tensor[(3), float32]) {\n"
-                                "  nn.dense(%a, %b)\n}"));
-        }) == "test:2:3: type error in `nn.dense(%a, %b)`: argument 2 (weight): expected a 2-D tensor, found "
-              "Tensor[(3), float32]");
-  CHECK(type_error_of([] {
-          infer_types(from_text("def @main(%a: Tensor[(1, 2, 3, 4), float32]) {\n"
-                                "  layout_transform(%a, src_layout=\"NCHW\", dst_layout=\"NHWO\")\n}"));
+          infer_types(
+              from_text("def @main(%a: Tensor[(1, 2, 3, 4), float32]) {\n"
+                        "  layout_transform(%a, src_layout=\"NCHW\", dst_layout=\"NHWO\")\n}"));
         }).find("expected a permutation of \"NCHW\", found \"NHWO\"") != std::string::npos);
   CHECK(type_error_of([] {
           infer_types(from_text("def @main(%a: Tensor[(2), float32]) {\n  fn (%p: float32) { %p }(%a)\n}"));
@@ -458,8 +466,9 @@ TEST_CASE("tinyir: type errors name the expression, the place and expected again
           Var x = make_var("x", tensor_type({4}));
           infer_type(make_call("expand_dims", {x}));
         }) == "type error in `expand_dims(%x)`: missing required attribute 'axis' (int)");
-  CHECK(type_error_of([] { infer_type(make_function({make_var("x")}, make_var("x"))); })
-            .find("expected a type annotation on parameter %x, found none") != std::string::npos);
+  CHECK(type_error_of([] {
+          infer_type(make_function({make_var("x")}, make_var("x")));
+        }).find("expected a type annotation on parameter %x, found none") != std::string::npos);
 }
 
 TEST_CASE("tinyir: make_call checks operator and attribute names") {
@@ -505,7 +514,8 @@ Constant[1]: Tensor[(2), float32]
 }
 
 TEST_CASE("tinyir: fold_constant on the example folds add(c, c) and the multiply") {
-  CHECK(print(fold_constant(example())) == R"IR(def @main(%x: Tensor[(1, 64, 56, 56), float32], %weight: Tensor[(64, 64, 3, 3), float32]) {
+  CHECK(print(fold_constant(example())) ==
+        R"IR(def @main(%x: Tensor[(1, 64, 56, 56), float32], %weight: Tensor[(64, 64, 3, 3), float32]) {
   %0 = nn.conv2d(%x, %weight);
   %1 = add(%0, meta[Constant][0]);
   %2 = add(%1, meta[Constant][1]);
@@ -595,7 +605,8 @@ TEST_CASE("tinyir: dead_code_elimination removes unused lets") {
 }
 
 TEST_CASE("tinyir: fuse_ops at level 1 fuses conv2d with the elementwise ops after it") {
-  CHECK(print(fuse_ops(example(), 1)) == R"IR(def @main(%x: Tensor[(1, 64, 56, 56), float32], %weight: Tensor[(64, 64, 3, 3), float32]) {
+  CHECK(print(fuse_ops(example(), 1)) ==
+        R"IR(def @main(%x: Tensor[(1, 64, 56, 56), float32], %weight: Tensor[(64, 64, 3, 3), float32]) {
   %6 = fn (%p0: Tensor[(1, 64, 56, 56), float32], %p1: Tensor[(64, 64, 3, 3), float32], %p2: Tensor[(1, 64, 54, 54), float32], Primitive=1) {
     %0 = nn.conv2d(%p0, %p1);
     %1 = add(%p2, %p2);
@@ -674,7 +685,8 @@ TEST_CASE("tinyir: defuse_ops inlines primitive functions") {
 }
 
 TEST_CASE("tinyir: to_a_normal_form binds every call") {
-  CHECK(print(to_a_normal_form(example())) == R"IR(def @main(%x: Tensor[(1, 64, 56, 56), float32], %weight: Tensor[(64, 64, 3, 3), float32]) {
+  CHECK(print(to_a_normal_form(example())) ==
+        R"IR(def @main(%x: Tensor[(1, 64, 56, 56), float32], %weight: Tensor[(64, 64, 3, 3), float32]) {
   let %v0 = nn.conv2d(%x, %weight);
   let %v1 = add(meta[Constant][0], meta[Constant][0]);
   let %v2 = multiply(%v1, 2f);
@@ -712,14 +724,16 @@ Constant[0]: Tensor[(1, 64, 54, 54), float32] = [0 x 186624]
 }
 
 TEST_CASE("tinyir: canonicalize_ops rewrites bias_add into add and expand_dims") {
-  const Module m = from_text(R"IR(def @main(%x: Tensor[(1, 4, 2, 2), float32], %b: Tensor[(4), float32], %y: Tensor[(3, 4), float32]) {
+  const Module m = from_text(
+      R"IR(def @main(%x: Tensor[(1, 4, 2, 2), float32], %b: Tensor[(4), float32], %y: Tensor[(3, 4), float32]) {
   %0 = nn.bias_add(%x, %b);
   %1 = nn.bias_add(%y, %b, axis=-1);
   (%0, %1)
 }
 )IR");
   const Module c = canonicalize_ops(m);
-  CHECK(print(c) == R"IR(def @main(%x: Tensor[(1, 4, 2, 2), float32], %b: Tensor[(4), float32], %y: Tensor[(3, 4), float32]) {
+  CHECK(print(c) ==
+        R"IR(def @main(%x: Tensor[(1, 4, 2, 2), float32], %b: Tensor[(4), float32], %y: Tensor[(3, 4), float32]) {
   %0 = expand_dims(%b, axis=1, num_newaxis=2);
   %1 = add(%x, %0);
   %2 = add(%y, %b);
@@ -731,7 +745,8 @@ TEST_CASE("tinyir: canonicalize_ops rewrites bias_add into add and expand_dims")
 }
 
 TEST_CASE("tinyir: convert_layout runs conv2d in NHWC with transforms at the edges") {
-  CHECK(print(convert_layout(example(), {{"nn.conv2d", {"NHWC", "default"}}})) == R"IR(def @main(%x: Tensor[(1, 64, 56, 56), float32], %weight: Tensor[(64, 64, 3, 3), float32]) {
+  CHECK(print(convert_layout(example(), {{"nn.conv2d", {"NHWC", "default"}}})) ==
+        R"IR(def @main(%x: Tensor[(1, 64, 56, 56), float32], %weight: Tensor[(64, 64, 3, 3), float32]) {
   %0 = layout_transform(%x, src_layout="NCHW", dst_layout="NHWC");
   %1 = layout_transform(%weight, src_layout="OIHW", dst_layout="HWIO");
   %2 = nn.conv2d(%0, %1, data_layout="NHWC", kernel_layout="HWIO");
@@ -749,7 +764,8 @@ TEST_CASE("tinyir: convert_layout runs conv2d in NHWC with transforms at the edg
 #[metadata]
 Constant[0]: Tensor[(1, 64, 54, 54), float32] = [0 x 186624]
 )IR");
-  const Module m = from_text(R"IR(def @main(%x: Tensor[(1, 3, 8, 8), float32], %w: Tensor[(4, 3, 3, 3), float32], %g: Tensor[(4), float32]) {
+  const Module m = from_text(
+      R"IR(def @main(%x: Tensor[(1, 3, 8, 8), float32], %w: Tensor[(4, 3, 3, 3), float32], %g: Tensor[(4), float32]) {
   %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1]);
   %1 = nn.batch_norm(%0, %g, %g, %g, %g);
   %2 = %1.0;
@@ -760,7 +776,8 @@ Constant[0]: Tensor[(1, 64, 54, 54), float32] = [0 x 186624]
 }
 )IR");
   const Module c = convert_layout(m, {{"nn.conv2d", {"NHWC"}}});
-  CHECK(print(c) == R"IR(def @main(%x: Tensor[(1, 3, 8, 8), float32], %w: Tensor[(4, 3, 3, 3), float32], %g: Tensor[(4), float32]) {
+  CHECK(print(c) ==
+        R"IR(def @main(%x: Tensor[(1, 3, 8, 8), float32], %w: Tensor[(4, 3, 3, 3), float32], %g: Tensor[(4), float32]) {
   %0 = layout_transform(%x, src_layout="NCHW", dst_layout="NHWC");
   %1 = layout_transform(%w, src_layout="OIHW", dst_layout="HWIO");
   %2 = nn.conv2d(%0, %1, padding=[1, 1, 1, 1], data_layout="NHWC", kernel_layout="HWIO");
@@ -792,7 +809,8 @@ TEST_CASE("tinyir: convert_layout then fold_constant on resnet18 keeps the types
 }
 
 TEST_CASE("tinyir: multiply_constants wraps each constant as the tutorial's custom pass") {
-  CHECK(print(multiply_constants(example(), 3.0f)) == R"IR(def @main(%x: Tensor[(1, 64, 56, 56), float32], %weight: Tensor[(64, 64, 3, 3), float32]) {
+  CHECK(print(multiply_constants(example(), 3.0f)) ==
+        R"IR(def @main(%x: Tensor[(1, 64, 56, 56), float32], %weight: Tensor[(64, 64, 3, 3), float32]) {
   %0 = nn.conv2d(%x, %weight);
   %1 = multiply(3f, meta[Constant][0]);
   %2 = add(%1, %1);

@@ -43,11 +43,20 @@ inline std::string quote(std::string_view s) {
   std::string out = "\"";
   for (char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default: out += c;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        out += c;
     }
   }
   out += '"';
@@ -92,8 +101,7 @@ inline std::size_t edit_distance(std::string_view a, std::string_view b) {
 
 // closest_names(word, names): the names at the smallest edit distance from word,
 // if that distance is at most a third of the word's length (at least 2).
-inline std::vector<std::string> closest_names(std::string_view word,
-                                              const std::vector<std::string>& names) {
+inline std::vector<std::string> closest_names(std::string_view word, const std::vector<std::string>& names) {
   std::vector<std::string> best;
   const std::size_t limit = std::max<std::size_t>(2, word.size() / 3);
   std::size_t best_d = limit + 1;

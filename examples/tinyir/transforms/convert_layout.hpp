@@ -45,11 +45,13 @@ class LayoutConverter {
       data_layout_ = layouts[0];
       kernel_layout_ = layouts.size() > 1 ? layouts[1] : "default";
       if (!is_permutation_of(data_layout_, "NCHW"))
-        throw Error("convert_layout: expected a data layout that permutes NCHW for nn.conv2d, found \"" +
-                    data_layout_ + "\"");
+        throw Error("convert_layout: expected a data layout that permutes NCHW for nn.conv2d, found \"" + data_layout_ +
+                    "\"");
       if (kernel_layout_ != "default" && !is_permutation_of(kernel_layout_, "OIHW"))
-        throw Error("convert_layout: expected a kernel layout that permutes OIHW (or \"default\") for nn.conv2d, "
-                    "found \"" + kernel_layout_ + "\"");
+        throw Error(
+            "convert_layout: expected a kernel layout that permutes OIHW (or \"default\") for nn.conv2d, "
+            "found \"" +
+            kernel_layout_ + "\"");
       enabled_ = true;
     }
   }
@@ -141,7 +143,8 @@ class LayoutConverter {
   R compute(const Expr& e) {
     switch (e->kind) {
       case ExprKind::Var:
-      case ExprKind::Constant: return {e, "", ""};
+      case ExprKind::Constant:
+        return {e, "", ""};
       case ExprKind::Let: {
         const auto* l = e->as<LetNode>();
         Expr value = original(visit(l->value));
@@ -171,7 +174,8 @@ class LayoutConverter {
         if (t.field0 && g->index == 0) return {out, t.cur, t.orig};
         return {out, "", ""};
       }
-      case ExprKind::Call: return call(std::static_pointer_cast<const CallNode>(e));
+      case ExprKind::Call:
+        return call(std::static_pointer_cast<const CallNode>(e));
     }
     return {e, "", ""};
   }
@@ -207,8 +211,7 @@ class LayoutConverter {
       Expr out = rebuild(c, std::move(args), normalize_op_attrs(*c->op_info(), attrs));
       return {out, data_layout_ == out_orig ? "" : data_layout_, out_orig};
     }
-    if (tracked0 && (op == "nn.relu" || op == "clip"))
-      return {rebuild(c, {a[0].expr}, c->attrs), a[0].cur, a[0].orig};
+    if (tracked0 && (op == "nn.relu" || op == "clip")) return {rebuild(c, {a[0].expr}, c->attrs), a[0].cur, a[0].orig};
     if (op == "add" || op == "subtract" || op == "multiply" || op == "divide") {
       const bool t0 = !a[0].cur.empty() && !a[0].field0;
       const bool t1 = !a[1].cur.empty() && !a[1].field0;

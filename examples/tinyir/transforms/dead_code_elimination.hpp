@@ -28,13 +28,18 @@ inline std::unordered_set<const VarNode*> used_vars(const Expr& root) {
     stack.pop_back();
     if (!seen.insert(e).second) continue;
     switch (e->kind) {
-      case ExprKind::Var: used.insert(e->as<VarNode>()); break;
-      case ExprKind::Constant: break;
+      case ExprKind::Var:
+        used.insert(e->as<VarNode>());
+        break;
+      case ExprKind::Constant:
+        break;
       case ExprKind::Let:
         stack.push_back(e->as<LetNode>()->value.get());
         stack.push_back(e->as<LetNode>()->body.get());
         break;
-      case ExprKind::Function: stack.push_back(e->as<FunctionNode>()->body.get()); break;
+      case ExprKind::Function:
+        stack.push_back(e->as<FunctionNode>()->body.get());
+        break;
       case ExprKind::Call: {
         const auto* c = e->as<CallNode>();
         if (c->fn) stack.push_back(c->fn.get());
@@ -44,7 +49,9 @@ inline std::unordered_set<const VarNode*> used_vars(const Expr& root) {
       case ExprKind::Tuple:
         for (const auto& f : e->as<TupleNode>()->fields) stack.push_back(f.get());
         break;
-      case ExprKind::TupleGetItem: stack.push_back(e->as<TupleGetItemNode>()->tuple.get()); break;
+      case ExprKind::TupleGetItem:
+        stack.push_back(e->as<TupleGetItemNode>()->tuple.get());
+        break;
     }
   }
   return used;

@@ -54,8 +54,8 @@ inline std::vector<std::int64_t> broadcast_strides(const std::vector<std::int64_
 }
 
 template <class F>
-std::optional<std::vector<float>> broadcast_binary(const ConstantNode& a, const ConstantNode& b,
-                                                   const TensorType& out, F f) {
+std::optional<std::vector<float>> broadcast_binary(const ConstantNode& a, const ConstantNode& b, const TensorType& out,
+                                                   F f) {
   const auto n = static_cast<std::size_t>(num_elements(out));
   std::vector<float> result(n);
   const auto& da = *a.data;
@@ -120,7 +120,8 @@ inline std::optional<std::vector<float>> evaluate_op(const CallNode& call, const
   const std::string& op = call.op;
   const bool integer = is_integer_dtype(out.dtype);
   auto fix = [integer](float v) { return integer ? std::trunc(v) : v; };
-  if (op == "add") return detail::broadcast_binary(*args[0], *args[1], out, [&](float a, float b) { return fix(a + b); });
+  if (op == "add")
+    return detail::broadcast_binary(*args[0], *args[1], out, [&](float a, float b) { return fix(a + b); });
   if (op == "subtract")
     return detail::broadcast_binary(*args[0], *args[1], out, [&](float a, float b) { return fix(a - b); });
   if (op == "multiply")
@@ -145,7 +146,8 @@ inline std::optional<std::vector<float>> evaluate_op(const CallNode& call, const
   if (op == "expand_dims" || op == "reshape" || op == "nn.batch_flatten") return *args[0]->data;
   if (op == "layout_transform")
     return detail::transpose_data(*args[0]->data, args[0]->tensor_type().shape,
-                                  call.attrs.find("src_layout")->as_string(), call.attrs.find("dst_layout")->as_string());
+                                  call.attrs.find("src_layout")->as_string(),
+                                  call.attrs.find("dst_layout")->as_string());
   return std::nullopt;
 }
 

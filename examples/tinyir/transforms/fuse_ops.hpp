@@ -128,9 +128,12 @@ class OpFuser {
       OpPattern p = OpPattern::Injective;
       if (const auto* c = e->as<CallNode>()) p = c->is_op() ? op_pattern(*c) : OpPattern::Opaque;
       std::vector<Expr> ops;
-      if (const auto* c = e->as<CallNode>()) ops = c->args;
-      else if (const auto* t = e->as<TupleNode>()) ops = t->fields;
-      else ops = {e->as<TupleGetItemNode>()->tuple};
+      if (const auto* c = e->as<CallNode>())
+        ops = c->args;
+      else if (const auto* t = e->as<TupleNode>())
+        ops = t->fields;
+      else
+        ops = {e->as<TupleGetItemNode>()->tuple};
       for (const auto& o : ops) {
         auto it = r.index.find(o.get());
         if (it == r.index.end()) continue;
@@ -270,8 +273,7 @@ class OpFuser {
       if (r.groups[parent].pattern == P::Tuple) continue;
       if (pattern == P::OutEWiseFusable) {
         if (phase != 0) continue;
-        if (dom.pattern == P::ElemWise &&
-            check_path(r, nid, parent, [&](P k, bool) { return le(k, P::Broadcast); }))
+        if (dom.pattern == P::ElemWise && check_path(r, nid, parent, [&](P k, bool) { return le(k, P::Broadcast); }))
           commit_fuse(r, nid, parent);
       } else if (le(pattern, P::Broadcast)) {
         if (le(dom.pattern, P::Injective) || dom.pattern == P::CommReduce) {
@@ -443,9 +445,7 @@ inline Module fuse_ops(const Module& mod, int fuse_opt_level = 1) {
 }
 
 // defuse_ops(fn, mod)
-inline Function defuse_ops(const Function& fn, const Module& /*mod*/) {
-  return detail::Defuser().mutate_function(fn);
-}
+inline Function defuse_ops(const Function& fn, const Module& /*mod*/) { return detail::Defuser().mutate_function(fn); }
 
 // defuse_ops(mod)
 inline Module defuse_ops(const Module& mod) {

@@ -102,7 +102,8 @@ class ANormalizer {
         return make_tuple_get_item(atom(g->tuple, b), g->index, e->span);
       }
       case ExprKind::Var:
-      case ExprKind::Constant: break;
+      case ExprKind::Constant:
+        break;
     }
     return e;
   }

@@ -56,11 +56,16 @@ enum class ConfigType { boolean, integer, floating, string, string_list };
 // to_string(ConfigType) -> "bool" | "integer" | "double" | "string" | "list of strings"
 constexpr std::string_view to_string(ConfigType type) noexcept {
   switch (type) {
-    case ConfigType::boolean: return "bool";
-    case ConfigType::integer: return "integer";
-    case ConfigType::floating: return "double";
-    case ConfigType::string: return "string";
-    case ConfigType::string_list: return "list of strings";
+    case ConfigType::boolean:
+      return "bool";
+    case ConfigType::integer:
+      return "integer";
+    case ConfigType::floating:
+      return "double";
+    case ConfigType::string:
+      return "string";
+    case ConfigType::string_list:
+      return "list of strings";
   }
   return "?";
 }
@@ -85,9 +90,7 @@ consteval ConfigType config_type_of() {
   }
 }
 
-inline ConfigType config_type_of(const ConfigValue& value) noexcept {
-  return static_cast<ConfigType>(value.index());
-}
+inline ConfigType config_type_of(const ConfigValue& value) noexcept { return static_cast<ConfigType>(value.index()); }
 
 // ConfigKey<T>: a key that carries its type and default, for static code:
 //   inline constexpr passinfra::ConfigKey<std::int64_t> kMaxDepth{"relay.FuseOps.max_depth", 3};
@@ -134,12 +137,14 @@ inline void register_config_option(std::string key, ConfigType type, std::string
 
 // (NOLINT: clang-tidy 16 does not see the moves into the by-value sink below.)
 template <class T>
-void register_config_option(std::string key, std::string description = {}) {  // NOLINT(performance-unnecessary-value-param)
+void register_config_option(std::string key,
+                            std::string description = {}) {  // NOLINT(performance-unnecessary-value-param)
   detail::register_config_option(std::move(key), config_type_of<T>(), std::move(description));
 }
 
 template <class T>
-void register_config_option(const ConfigKey<T>& key, std::string description = {}) {  // NOLINT(performance-unnecessary-value-param)
+void register_config_option(const ConfigKey<T>& key,
+                            std::string description = {}) {  // NOLINT(performance-unnecessary-value-param)
   detail::register_config_option(std::string(key.key), config_type_of<T>(), std::move(description));
 }
 
@@ -173,12 +178,23 @@ inline std::string quote(std::string_view text) {
   std::string out = "\"";
   for (char c : text) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      default: out += c;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      default:
+        out += c;
     }
   }
   return out + "\"";
@@ -189,10 +205,14 @@ inline std::string quote(std::string_view text) {
 // format_option_value(value): the value as pipeline text reads it back.
 inline std::string format_option_value(const ConfigValue& value) {
   switch (config_type_of(value)) {
-    case ConfigType::boolean: return std::get<bool>(value) ? "true" : "false";
-    case ConfigType::integer: return std::to_string(std::get<std::int64_t>(value));
-    case ConfigType::floating: return detail::format_double(std::get<double>(value));
-    case ConfigType::string: return detail::quote(std::get<std::string>(value));
+    case ConfigType::boolean:
+      return std::get<bool>(value) ? "true" : "false";
+    case ConfigType::integer:
+      return std::to_string(std::get<std::int64_t>(value));
+    case ConfigType::floating:
+      return detail::format_double(std::get<double>(value));
+    case ConfigType::string:
+      return detail::quote(std::get<std::string>(value));
     case ConfigType::string_list: {
       std::string out = "[";
       for (const auto& s : std::get<StringList>(value)) {

@@ -43,9 +43,8 @@ template <class I, class IR>
 concept HasRunAfterPass = requires(I& i, const IR& ir, const PassInfo& info) { i.run_after_pass(ir, info); };
 
 template <class I>
-concept HasRunAfterPassFailed = requires(I& i, const PassInfo& info, std::exception_ptr error) {
-  i.run_after_pass_failed(info, error);
-};
+concept HasRunAfterPassFailed =
+    requires(I& i, const PassInfo& info, std::exception_ptr error) { i.run_after_pass_failed(info, error); };
 
 // InstrumentFor<I, IR>: I has at least one hook usable with IR.
 template <class I, class IR>

@@ -25,10 +25,14 @@ enum class LogLevel { debug = 0, info = 1, warning = 2, error = 3 };
 // to_string(LogLevel) -> "DEBUG" | "INFO" | "WARNING" | "ERROR"
 constexpr std::string_view to_string(LogLevel level) noexcept {
   switch (level) {
-    case LogLevel::debug: return "DEBUG";
-    case LogLevel::info: return "INFO";
-    case LogLevel::warning: return "WARNING";
-    case LogLevel::error: return "ERROR";
+    case LogLevel::debug:
+      return "DEBUG";
+    case LogLevel::info:
+      return "INFO";
+    case LogLevel::warning:
+      return "WARNING";
+    case LogLevel::error:
+      return "ERROR";
   }
   return "?";
 }

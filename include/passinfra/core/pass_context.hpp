@@ -123,11 +123,13 @@ class PassGate {
       : ctx_(&ctx), opt_level_(ctx.opt_level()), names_listed_(ctx.names_listed()), has_required_(ctx.has_required()) {}
 
   PASSINFRA_ALWAYS_INLINE bool pass_enabled(const PassInfo& info) const noexcept {
-    if (names_listed_) [[unlikely]] return ctx_->pass_enabled(info);
+    if (names_listed_) [[unlikely]]
+      return ctx_->pass_enabled(info);
     return opt_level_ >= info.opt_level;
   }
   PASSINFRA_ALWAYS_INLINE bool is_required(std::string_view name) const noexcept {
-    if (!has_required_) [[likely]] return false;
+    if (!has_required_) [[likely]]
+      return false;
     return ctx_->is_required(name);
   }
   // names_listed(): whether required_pass or disabled_pass names anything;
@@ -205,12 +207,14 @@ class PassContext {
   // The fast path is one flag test and one compare, small enough to inline
   // at every child of a Sequential; name matching is out of line.
   PASSINFRA_ALWAYS_INLINE bool pass_enabled(const PassInfo& info) const noexcept {
-    if (names_listed_) [[unlikely]] return pass_enabled_by_name(info);
+    if (names_listed_) [[unlikely]]
+      return pass_enabled_by_name(info);
     return opt_level_ >= info.opt_level;
   }
 
   PASSINFRA_ALWAYS_INLINE bool is_required(std::string_view name) const noexcept {
-    if (!has_required_) [[likely]] return false;
+    if (!has_required_) [[likely]]
+      return false;
     return contains(required_, name);
   }
 

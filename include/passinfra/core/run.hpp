@@ -167,8 +167,7 @@ struct CallablePass {
   }
   template <class IR>
   IR operator()(IR ir) const {
-    return run(static_cast<const Derived&>(*this), std::move(ir),
-               PassContext<IR, DynamicInstruments<IR>>::current());
+    return run(static_cast<const Derived&>(*this), std::move(ir), PassContext<IR, DynamicInstruments<IR>>::current());
   }
 };
 

@@ -81,7 +81,8 @@ class Sequential : public CallablePass<Sequential<Ps...>> {
     requires(sizeof...(Ps) > 0)
       : passes_(std::move(passes)...) {}
 
-  constexpr explicit Sequential(PassInfo info, Ps... passes) : name_(info.name), opt_level_(info.opt_level), passes_(std::move(passes)...) {}
+  constexpr explicit Sequential(PassInfo info, Ps... passes)
+      : name_(info.name), opt_level_(info.opt_level), passes_(std::move(passes)...) {}
 
   constexpr PassInfo info() const noexcept { return {name_, opt_level_}; }
 

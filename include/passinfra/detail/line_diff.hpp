@@ -154,9 +154,15 @@ inline std::string unified_diff(std::string_view before, std::string_view after,
     out += "@@ -" + hunk_range(a_start, a_count) + " +" + hunk_range(b_start, b_count) + " @@\n";
     for (std::size_t e = begin; e < end; ++e) {
       switch (edits[e].kind) {
-        case EditKind::equal: append_diff_line(out, ' ', a[edits[e].a]); break;
-        case EditKind::erase: append_diff_line(out, '-', a[edits[e].a]); break;
-        case EditKind::insert: append_diff_line(out, '+', b[edits[e].b]); break;
+        case EditKind::equal:
+          append_diff_line(out, ' ', a[edits[e].a]);
+          break;
+        case EditKind::erase:
+          append_diff_line(out, '-', a[edits[e].a]);
+          break;
+        case EditKind::insert:
+          append_diff_line(out, '+', b[edits[e].b]);
+          break;
       }
     }
     k = end;

@@ -23,8 +23,8 @@ inline std::size_t edit_distance(std::string_view a, std::string_view b) {
     std::size_t diagonal = row[0];
     row[0] = i;
     for (std::size_t j = 1; j <= b.size(); ++j) {
-      const bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) ==
-                        std::tolower(static_cast<unsigned char>(b[j - 1]));
+      const bool same =
+          std::tolower(static_cast<unsigned char>(a[i - 1])) == std::tolower(static_cast<unsigned char>(b[j - 1]));
       const std::size_t next = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (same ? 0 : 1)});
       diagonal = row[j];
       row[j] = next;
@@ -40,13 +40,12 @@ std::vector<std::string> closest_names(std::string_view input, const Range& cand
     const std::string_view name(c);
     std::size_t d = edit_distance(input, name);
     // A candidate that contains the input (or the reverse) is a good guess.
-    const bool contains = !input.empty() && (name.find(input) != std::string_view::npos ||
-                                             input.find(name) != std::string_view::npos);
+    const bool contains =
+        !input.empty() && (name.find(input) != std::string_view::npos || input.find(name) != std::string_view::npos);
     if (contains) d = std::min<std::size_t>(d, 1);
     scored.emplace_back(d, std::string(name));
   }
-  std::stable_sort(scored.begin(), scored.end(),
-                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::stable_sort(scored.begin(), scored.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   std::vector<std::string> out;
   for (auto& [d, name] : scored) {
     if (out.size() == n) break;

@@ -52,7 +52,8 @@ class DynamicInstruments {
     // generation: a phase that saw no change has nothing to release.
     PASSINFRA_ALWAYS_INLINE ~Phase() {
       --list_.phases_;
-      if (replaced()) [[unlikely]] list_.release_retired();
+      if (replaced()) [[unlikely]]
+        list_.release_retired();
     }
     PASSINFRA_ALWAYS_INLINE bool replaced() const noexcept { return list_.generation_ != generation_; }
 

@@ -29,8 +29,7 @@ class DynamicSequential : public CallablePass<DynamicSequential<IR>> {
  public:
   DynamicSequential() = default;
   DynamicSequential(std::initializer_list<AnyPass<IR>> passes) : passes_(passes) {}
-  explicit DynamicSequential(std::vector<AnyPass<IR>> passes,
-                             PassInfo info = Sequential<>::default_info)
+  explicit DynamicSequential(std::vector<AnyPass<IR>> passes, PassInfo info = Sequential<>::default_info)
       : passes_(std::move(passes)), name_(info.name), opt_level_(info.opt_level) {}
 
   PassInfo info() const noexcept { return {name_, opt_level_}; }
@@ -44,7 +43,8 @@ class DynamicSequential : public CallablePass<DynamicSequential<IR>> {
     if constexpr (requires { gate.opt_level_gate(); }) {
       // No names listed (the common case): the gate is one compare and no
       // name is required; the general version is out of line.
-      if (gate.names_listed()) [[unlikely]] return run_children_general(std::move(ir), ctx, gate);
+      if (gate.names_listed()) [[unlikely]]
+        return run_children_general(std::move(ir), ctx, gate);
       return run_children(std::move(ir), ctx, gate.opt_level_gate());
     } else {
       return run_children(std::move(ir), ctx, gate);

@@ -109,12 +109,11 @@ template <class T>
 T get_option(const PassOptions& options, std::string_view key) {
   const auto it = options.find(key);
   if (it == options.end()) {
-    throw Error("get_option: option '" + std::string(key) + "' is not set; expected one of the options given: " +
-                [&] {
-                  std::string keys;
-                  for (const auto& [k, v] : options) keys += (keys.empty() ? "'" : ", '") + k + "'";
-                  return keys.empty() ? std::string("(none)") : keys;
-                }());
+    throw Error("get_option: option '" + std::string(key) + "' is not set; expected one of the options given: " + [&] {
+      std::string keys;
+      for (const auto& [k, v] : options) keys += (keys.empty() ? "'" : ", '") + k + "'";
+      return keys.empty() ? std::string("(none)") : keys;
+    }());
   }
   return detail::read_config_value<T>(it->second, "get_option: option", key);
 }
@@ -406,8 +405,8 @@ class PassRegistry {
         if (spec.type == ConfigType::floating && given == ConfigType::integer) {
           spec.default_value = static_cast<double>(std::get<std::int64_t>(*spec.default_value));
         } else if (given != spec.type) {
-          throw Error("PassRegistry::add: pass '" + name + "': the default of option '" + spec.key +
-                      "' is " + detail::type_with_article(given) + ", but the option expects " +
+          throw Error("PassRegistry::add: pass '" + name + "': the default of option '" + spec.key + "' is " +
+                      detail::type_with_article(given) + ", but the option expects " +
                       detail::type_with_article(spec.type));
         }
       }
@@ -434,15 +433,12 @@ class PassRegistry {
     return it == entries_.end() ? nullptr : it->second;
   }
 
-  std::string suggestions(std::string_view name) const {
-    return detail::suggestion_text(name, names(), "names");
-  }
+  std::string suggestions(std::string_view name) const { return detail::suggestion_text(name, names(), "names"); }
 
   std::shared_ptr<const Entry> entry_or_throw(std::string_view name) const {
     auto entry = find(name);
     if (!entry) {
-      throw Error("unknown pass name '" + std::string(name) + "'; expected a registered pass name" +
-                  suggestions(name));
+      throw Error("unknown pass name '" + std::string(name) + "'; expected a registered pass name" + suggestions(name));
     }
     return entry;
   }
@@ -459,23 +455,21 @@ class PassRegistry {
       }
       if (!spec) {
         if (entry.options.empty()) {
-          throw detail::PassOptionError(
-              key, "pass '" + name + "' takes no options, but was given option '" + key + "'");
+          throw detail::PassOptionError(key,
+                                        "pass '" + name + "' takes no options, but was given option '" + key + "'");
         }
         std::vector<std::string_view> keys;
         for (const auto& s : entry.options) keys.push_back(s.key);
-        throw detail::PassOptionError(key, "pass '" + name + "' has no option '" + key +
-                                               "'; expected an option of '" + name + "'" +
-                                               detail::suggestion_text(key, keys, "options"));
+        throw detail::PassOptionError(key, "pass '" + name + "' has no option '" + key + "'; expected an option of '" +
+                                               name + "'" + detail::suggestion_text(key, keys, "options"));
       }
       const ConfigType have = config_type_of(value);
       if (spec->type == ConfigType::floating && have == ConfigType::integer) {
         out.emplace(key, static_cast<double>(std::get<std::int64_t>(value)));
       } else if (have != spec->type) {
-        throw detail::PassOptionError(key, "pass '" + name + "': option '" + key + "' expects " +
-                                               detail::type_with_article(spec->type) + ", but was given " +
-                                               detail::type_with_article(have) + " (" +
-                                               format_option_value(value) + ")");
+        throw detail::PassOptionError(
+            key, "pass '" + name + "': option '" + key + "' expects " + detail::type_with_article(spec->type) +
+                     ", but was given " + detail::type_with_article(have) + " (" + format_option_value(value) + ")");
       } else {
         out.emplace(key, value);
       }
@@ -485,8 +479,8 @@ class PassRegistry {
       if (!spec.default_value) {
         throw detail::PassOptionError(spec.key, "pass '" + name + "' requires option '" + spec.key + "' (" +
                                                     detail::type_with_article(spec.type) +
-                                                    "), which was not given; expected " + name + "(" +
-                                                    spec.key + "=...)");
+                                                    "), which was not given; expected " + name + "(" + spec.key +
+                                                    "=...)");
       }
       out.emplace(spec.key, *spec.default_value);
     }
@@ -512,8 +506,8 @@ class PassRegistry {
         // One level deep (SPEC §4): a required pass's own requirements never run.
         passes.push_back(create_impl(r, {}, false));
       } catch (const Error& error) {
-        throw Error("pass '" + entry->name + "' requires '" + r + "', which cannot be created: " +
-                    detail::message_of(error));
+        throw Error("pass '" + entry->name + "' requires '" + r +
+                    "', which cannot be created: " + detail::message_of(error));
       }
     }
     return AnyPass<IR>(std::move(pass), std::move(passes));

@@ -192,8 +192,8 @@ class PipelineParser {
   // pass := name [ '(' [ item { ',' item } ] ')' ], at a name.
   PipelineNode parse_pass() {
     if (++depth_ > max_pipeline_depth) {
-      fail(pos_, "passes nested more than " + std::to_string(max_pipeline_depth) +
-                     " levels deep; expected at most " + std::to_string(max_pipeline_depth) + " levels of nesting");
+      fail(pos_, "passes nested more than " + std::to_string(max_pipeline_depth) + " levels deep; expected at most " +
+                     std::to_string(max_pipeline_depth) + " levels of nesting");
     }
     struct Leave {
       std::size_t& depth;
@@ -340,11 +340,21 @@ class PipelineParser {
       }
       const char e = pos_ + 1 < text_.size() ? text_[pos_ + 1] : '\0';
       switch (e) {
-        case '"': out += '"'; break;
-        case '\\': out += '\\'; break;
-        case 'n': out += '\n'; break;
-        case 't': out += '\t'; break;
-        case 'r': out += '\r'; break;
+        case '"':
+          out += '"';
+          break;
+        case '\\':
+          out += '\\';
+          break;
+        case 'n':
+          out += '\n';
+          break;
+        case 't':
+          out += '\t';
+          break;
+        case 'r':
+          out += '\r';
+          break;
         default:
           fail(pos_, std::string("expected one of \\\" \\\\ \\n \\t \\r after '\\' in a string, found ") +
                          (pos_ + 1 < text_.size() ? "'\\" + std::string(1, e) + "'" : "end of text"));
@@ -413,9 +423,10 @@ AnyPass<IR> build_pipeline(const PipelineNode& node, std::string_view text, cons
       } else if (option.key == "opt_level") {
         const auto* level = std::get_if<std::int64_t>(&option.value);
         if (!level || *level < std::numeric_limits<int>::min() || *level > std::numeric_limits<int>::max()) {
-          fail(option.column, "option 'opt_level' of 'sequential' expects an integer in the range of int, but "
-                              "was given " +
-                                  type_with_article(given) + " (" + format_option_value(option.value) + ")");
+          fail(option.column,
+               "option 'opt_level' of 'sequential' expects an integer in the range of int, but "
+               "was given " +
+                   type_with_article(given) + " (" + format_option_value(option.value) + ")");
         }
         opt_level = static_cast<int>(*level);
       } else {
@@ -517,9 +528,10 @@ std::string print_pipeline(const AnyPass<IR>& pass) {
   if (const auto* p = pass.template target<AnyPass<IR>>()) return print_pipeline(*p);
   const std::string_view name = pass.info().name;
   if (name == detail::sequential_name) {
-    throw Error("print_pipeline: a pass named 'sequential' that is not a DynamicSequential (a static Sequential "
-                "erased into an AnyPass?) cannot be printed: its children are not visible at run time; expected "
-                "a DynamicSequential, a registry-created pass or a named pass");
+    throw Error(
+        "print_pipeline: a pass named 'sequential' that is not a DynamicSequential (a static Sequential "
+        "erased into an AnyPass?) cannot be printed: its children are not visible at run time; expected "
+        "a DynamicSequential, a registry-created pass or a named pass");
   }
   if (!is_pipeline_name(name)) {
     throw Error("print_pipeline: pass name '" + std::string(name) +

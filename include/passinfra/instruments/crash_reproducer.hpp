@@ -217,8 +217,8 @@ class CrashReproducer {
     out << text;
     out.close();
     if (!out) {
-      log(LogLevel::warning, "CrashReproducer: could not write the report for pass '" + report.pass + "' to " +
-                                 file_.string());
+      log(LogLevel::warning,
+          "CrashReproducer: could not write the report for pass '" + report.pass + "' to " + file_.string());
     } else {
       log(LogLevel::warning,
           "CrashReproducer: pass '" + report.pass + "' failed; reproducer written to " + file_.string());

@@ -153,13 +153,27 @@ inline void append_json_string(std::string& out, std::string_view s) {
   for (const char ch : s) {
     const auto c = static_cast<unsigned char>(ch);
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (c < 0x20) {
           static constexpr char hex[] = "0123456789abcdef";
@@ -316,8 +330,8 @@ struct TimingEntry {
   static constexpr std::size_t inline_size = 32;
 
   std::uint64_t start;
-  std::uint64_t end;    // open_mark while the pass runs
-  const char* key;      // the name's address when opened: matches run_after_pass to it (never read)
+  std::uint64_t end;  // open_mark while the pass runs
+  const char* key;    // the name's address when opened: matches run_after_pass to it (never read)
   std::uint64_t text[4];
   std::uint32_t size;   // the name's size, | failed_bit
   std::int32_t parent;  // the entry open around it on this thread, or -1
@@ -470,7 +484,8 @@ class BasicPassTimingInstrument {
         state_(std::exchange(other.state_, std::make_unique<State>())),
         owner_tag_(other.owner_tag_.exchange(nullptr, std::memory_order_acq_rel)),
         owner_(std::exchange(other.owner_, nullptr)) {}
-  BasicPassTimingInstrument& operator=(BasicPassTimingInstrument&& other) {  // NOLINT(performance-noexcept-move-constructor)
+  BasicPassTimingInstrument& operator=(
+      BasicPassTimingInstrument&& other) {  // NOLINT(performance-noexcept-move-constructor)
     if (this != &other) {
       key_ = std::exchange(other.key_, detail::new_timing_key());
       options_ = other.options_;
@@ -502,9 +517,7 @@ class BasicPassTimingInstrument {
     close(info.name, false);
   }
   // run_after_pass_failed: closes the entry at the failure, marked failed.
-  void run_after_pass_failed(const PassInfo& info, const std::exception_ptr&) noexcept {
-    close(info.name, true);
-  }
+  void run_after_pass_failed(const PassInfo& info, const std::exception_ptr&) noexcept { close(info.name, true); }
 
   // clear(): discards every recorded profile, on every thread. Not while
   // passes run with this instrument on another thread.
@@ -558,7 +571,8 @@ class BasicPassTimingInstrument {
   // The calling thread's buffer: the first thread's in one compare, the
   // others' through a thread-local cache, or found (made) under the mutex.
   detail::TimingBuffer* buffer(bool create) {
-    if (owner_tag_.load(std::memory_order_acquire) == detail::thread_tag()) [[likely]] return owner_;
+    if (owner_tag_.load(std::memory_order_acquire) == detail::thread_tag()) [[likely]]
+      return owner_;
     return other_buffer(create);
   }
 
@@ -592,8 +606,10 @@ class BasicPassTimingInstrument {
   PASSINFRA_ALWAYS_INLINE void open(std::string_view name) {
     detail::TimingBuffer& b = *buffer(true);
     const std::string* interned = nullptr;
-    if (name.size() > detail::TimingEntry::inline_size) [[unlikely]] interned = b.intern(name);
-    if (b.size == b.capacity) [[unlikely]] b.grow();
+    if (name.size() > detail::TimingEntry::inline_size) [[unlikely]]
+      interned = b.intern(name);
+    if (b.size == b.capacity) [[unlikely]]
+      b.grow();
     // Nothing below throws: an entry is either fully opened or not at all.
     const auto index = static_cast<std::int32_t>(b.size++);
     detail::TimingEntry& e = b.entries[static_cast<std::size_t>(index)];
@@ -619,11 +635,14 @@ class BasicPassTimingInstrument {
       b = buffer_if_any();
       if (b == nullptr) return;
     }
-    if (b->open < 0) [[unlikely]] return;
+    if (b->open < 0) [[unlikely]]
+      return;
     detail::TimingEntry& e = b->entries[static_cast<std::size_t>(b->open)];
-    if (e.key != name.data() && e.name() != name) [[unlikely]] return;  // not the pass we opened
+    if (e.key != name.data() && e.name() != name) [[unlikely]]
+      return;  // not the pass we opened
     e.end = end;
-    if (failed) [[unlikely]] e.size |= detail::TimingEntry::failed_bit;
+    if (failed) [[unlikely]]
+      e.size |= detail::TimingEntry::failed_bit;
     b->open = e.parent;
   }
 
