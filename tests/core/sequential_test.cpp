@@ -155,13 +155,15 @@ TEST_CASE("core/sequential: the Sequential's opt_level does not gate the Sequent
 
 // More children than clang's expression nesting limit (-fbracket-depth, 256)
 // allows in one fold: Sequential walks them in chunks, so it compiles with
-// the default limit on g++ and clang, and runs every child in order.
+// the default limit on g++ and clang, and runs every child in order. (Plain
+// int passes and no instrument: a 300-child pipeline is force-inlined into
+// one function, which is slow to compile under the sanitizers otherwise.)
 namespace {
 template <std::size_t I>
 struct Numbered {
   static constexpr PassInfo info{"Numbered", static_cast<int>(I % 4)};
   TestIR transform(TestIR ir, auto&) const {
-    ir.trail.push_back(std::to_string(I));
+    ir.value = (ir.value * 3 + static_cast<int>(I % 7)) % 1000003;  // no overflow
     return ir;
   }
 };
@@ -174,15 +176,11 @@ Sequential<Numbered<I>...> long_sequential(std::index_sequence<I...>) {
 TEST_CASE("core/sequential: 300 children compile with the default nesting limits and run in order, gated") {
   constexpr std::size_t n = 300;
   const auto seq = long_sequential(std::make_index_sequence<n>{});
-  EventLog log;
-  Recorder rec = recorder("R", log);
-  auto ctx = passinfra::make_pass_context<TestIR>({.opt_level = 2}, std::ref(rec));
-  const TestIR out = passinfra::run(seq, TestIR{nullptr}, ctx);
-  std::vector<std::string> expected;
+  auto ctx = passinfra::make_pass_context<TestIR>({.opt_level = 2});
+  const TestIR out = passinfra::run(seq, TestIR{nullptr, 1}, ctx);
+  int expected = 1;
   for (std::size_t i = 0; i < n; ++i) {
-    if (i % 4 <= 2) expected.push_back(std::to_string(i));  // opt_level 3 children are gated off
+    if (i % 4 <= 2) expected = (expected * 3 + static_cast<int>(i % 7)) % 1000003;  // opt_level 3: gated off
   }
-  CHECK(out.trail == expected);
-  // should_run, before and after of the Sequential and of each child that ran.
-  CHECK(log.events.size() == 3 * (expected.size() + 1));
+  CHECK(out.value == expected);
 }
