@@ -7,8 +7,11 @@
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <sys/wait.h>
@@ -263,6 +266,100 @@ TEST_CASE("regression: a list replaced inside a nested hook phase lives until th
   CHECK(events.find("RunsNested returned") < events.find("OffAtNested destroyed"));
   CHECK(events.find("OffAtNested destroyed") < events.find("/ P"));
   CHECK(Ctx::current().instruments().empty());
+}
+
+namespace {
+// Runs a pass under its own context from its own hook, `levels` deep,
+// then one under `other` at the deepest level: more nested hook phases than
+// the thread-local record holds (kMaxPhaseDepth) before `other`'s begin.
+struct RecursesThenRunsUnder {
+  Ctx* self = nullptr;
+  Ctx* other = nullptr;
+  int levels = 0;
+  int depth = 0;
+  void run_before_pass(const TestIR& ir, const passinfra::PassInfo&) {
+    const int level = depth++;
+    (void)passinfra::run(TestPass<"Nested">{}, ir, level < levels ? *self : *other);
+    --depth;
+  }
+};
+// Runs a pass under its own context from its first hook call; switches that
+// context's instruments off from the second (a nested phase).
+struct NestsThenOff {
+  EventLog* log = nullptr;
+  Ctx* self = nullptr;
+  bool nested = false;
+  ~NestsThenOff() { log->add("NestsThenOff destroyed"); }
+  void run_before_pass(const TestIR& ir, const passinfra::PassInfo&) {
+    EventLog* const events = log;
+    if (std::exchange(nested, true)) {
+      self->override_instruments({});
+      return;
+    }
+    (void)passinfra::run(TestPass<"Nested">{}, ir, *self);
+    events->add("NestsThenOff returned");
+  }
+};
+// Runs a pass under another context `other`, whose instrument switches that
+// context's instruments off.
+struct RunsUnder {
+  EventLog* log = nullptr;
+  Ctx* other = nullptr;
+  void run_before_pass(const TestIR& ir, const passinfra::PassInfo& info) {
+    if (info.name != std::string_view("sequential")) return;
+    (void)passinfra::run(TestPass<"Nested">{}, ir, *other);
+    log->add("other returned");
+  }
+};
+struct SwitchesOff {
+  EventLog* log = nullptr;
+  Ctx* self = nullptr;
+  ~SwitchesOff() { log->add("SwitchesOff destroyed"); }
+  void run_before_pass(const TestIR&, const passinfra::PassInfo&) { self->override_instruments({}); }
+};
+}  // namespace
+
+TEST_CASE("regression: a list replaced deeper than the thread's phase record lives until its outer hook returns") {
+  static_assert(passinfra::detail::RunningPhases::kMaxPhaseDepth < 70);
+  EventLog log;
+  auto other = std::make_optional<Ctx>();
+  auto off = std::make_shared<NestsThenOff>();
+  off->log = &log;
+  off->self = &*other;
+  other->override_instruments({AnyInstrument<TestIR>(std::move(off))});
+  RecursesThenRunsUnder deep{nullptr, &*other, 70};
+  Ctx ctx({}, {AnyInstrument<TestIR>(std::ref(deep))});
+  deep.self = &ctx;
+  const TestIR out = passinfra::run(passinfra::DynamicSequential<TestIR>{TestPass<"P">{}}, TestIR{&log}, ctx);
+  CHECK(out.trail == std::vector<std::string>{"P"});
+  CHECK(other->instruments().empty());
+  // Replaced at depth 72 inside a hook at depth 71: not destroyed before that
+  // hook returned (then or, past the record, when its context dies).
+  other.reset();
+  std::vector<std::string> off_events;
+  for (const auto& e : log.events) {
+    if (e.rfind("NestsThenOff", 0) == 0) off_events.push_back(e);
+  }
+  CHECK(off_events == std::vector<std::string>{"NestsThenOff returned", "NestsThenOff destroyed"});
+}
+
+TEST_CASE("regression: a list replaced under another context dies when that context's phase ends") {
+  EventLog log;
+  Ctx other;
+  auto off = std::make_shared<SwitchesOff>();
+  off->log = &log;
+  off->self = &other;
+  other.override_instruments({AnyInstrument<TestIR>(std::move(off))});
+  RunsUnder runs_under{&log, &other};
+  Ctx ctx({}, {AnyInstrument<TestIR>(std::ref(runs_under))});
+  const TestIR out = passinfra::run(passinfra::DynamicSequential<TestIR>{TestPass<"P">{}}, TestIR{&log}, ctx);
+  CHECK(out.trail == std::vector<std::string>{"P"});
+  // The phase over `other` ended inside the hook of the phase over `ctx`:
+  // its replaced items die then, not when the outer phase ends.
+  const std::string events = join(log.events, " / ");
+  CHECK(events.find("SwitchesOff destroyed") < events.find("other returned"));
+  CHECK(other.instruments().empty());
+  CHECK(ctx.instruments().size() == 1);
 }
 
 TEST_CASE("regression: pipeline text nests up to max_pipeline_depth passes and no deeper") {

@@ -22,6 +22,13 @@
 //    part from the next hook phase on;
 //  * the replaced items stay alive until every hook phase over the list has
 //    ended, so no instrument is destroyed while one of its hooks runs.
+//
+// Threads: several threads may run passes under one context at once (read-only
+// use: tests/reliability/threads_test.cpp). A hook phase writes nothing shared:
+// it records its list in a thread-local stack of running phases, which replace()
+// and the phase's end read (only when the list was replaced). Replacing
+// the list is for the thread that owns the context, while no other thread runs
+// passes under it.
 #pragma once
 
 #include <cstddef>
@@ -34,6 +41,29 @@
 #include "passinfra/dynamic/any_instrument.hpp"
 
 namespace passinfra {
+
+namespace detail {
+// The lists that hook phases running on this thread are over, outermost
+// first: a phase pushes its list for its lifetime (phases are stack objects,
+// so they end in reverse order). Past kMaxPhaseDepth nested phases the lists
+// are not recorded, and a list is taken to have a phase running at every
+// unrecorded depth: its replaced items then live until a phase at a recorded
+// depth ends, or the list is destroyed.
+struct RunningPhases {
+  static constexpr unsigned kMaxPhaseDepth = 64;
+  const void* lists[kMaxPhaseDepth];
+  unsigned depth;
+  // Whether a phase over `list` runs on this thread at a depth below `below`.
+  bool any_over(const void* list, unsigned below) const noexcept {
+    if (below > kMaxPhaseDepth) return true;
+    for (unsigned i = 0; i < below; ++i) {
+      if (lists[i] == list) return true;
+    }
+    return false;
+  }
+};
+inline thread_local RunningPhases running_phases{};
+}  // namespace detail
 
 template <class IR>
 class DynamicInstruments {
@@ -51,9 +81,9 @@ class DynamicInstruments {
     // Items are retired only by a replace() during a phase, which changes the
     // generation: a phase that saw no change has nothing to release.
     PASSINFRA_ALWAYS_INLINE ~Phase() {
-      --list_.phases_;
+      const unsigned outer = --detail::running_phases.depth;
       if (replaced()) [[unlikely]]
-        list_.release_retired();
+        list_.release_retired(outer);
     }
     PASSINFRA_ALWAYS_INLINE bool replaced() const noexcept { return list_.generation_ != generation_; }
 
@@ -61,7 +91,10 @@ class DynamicInstruments {
     friend class DynamicInstruments;
     PASSINFRA_ALWAYS_INLINE explicit Phase(DynamicInstruments& list) noexcept
         : list_(list), generation_(list.generation_) {
-      ++list.phases_;
+      auto& running = detail::running_phases;
+      if (running.depth < detail::RunningPhases::kMaxPhaseDepth) [[likely]]
+        running.lists[running.depth] = &list;
+      ++running.depth;
     }
     DynamicInstruments& list_;
     std::uint64_t generation_;
@@ -81,7 +114,7 @@ class DynamicInstruments {
     list_type old = std::exchange(items_, std::move(list));
     ++generation_;
     refresh_mask();
-    if (phases_ > 0) retire(std::move(old));
+    if (detail::running_phases.any_over(this, detail::running_phases.depth)) retire(std::move(old));
   }
 
   // take_items(): the items, leaving the list empty. The caller keeps them alive.
@@ -101,9 +134,11 @@ class DynamicInstruments {
   bool empty() const noexcept { return items_.empty(); }
 
  private:
-  // The last running phase has ended: the retired items die now.
-  [[gnu::noinline]] void release_retired() noexcept {
-    if (phases_ == 0) retired_.clear();
+  // A phase that saw a replace() has ended, `outer` phases still run on this
+  // thread. When none of them is over this list (phases over one list on one
+  // thread nest), the retired items die now.
+  [[gnu::noinline]] void release_retired(unsigned outer) noexcept {
+    if (!detail::running_phases.any_over(this, outer)) retired_.clear();
   }
 
   void refresh_mask() noexcept {
@@ -124,7 +159,6 @@ class DynamicInstruments {
   unsigned hook_mask_ = 0;
   std::vector<list_type> retired_;
   std::uint64_t generation_ = 0;
-  std::size_t phases_ = 0;
 };
 
 }  // namespace passinfra
