@@ -3,6 +3,7 @@
 // (SPEC §4's ordering rules are in tests/spec/sequential_spec_test.cpp.)
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <functional>
 #include <string>
@@ -12,6 +13,7 @@
 
 #include <boost/hana/at.hpp>
 #include <passinfra/core.hpp>
+#include <passinfra/dynamic.hpp>
 
 #include "support/recorder.hpp"
 #include "support/test_ir.hpp"
@@ -183,4 +185,89 @@ TEST_CASE("core/sequential: 300 children compile with the default nesting limits
     if (i % 4 <= 2) expected = (expected * 3 + static_cast<int>(i % 7)) % 1000003;  // opt_level 3: gated off
   }
   CHECK(out.value == expected);
+}
+
+// Under a context with pass hooks, a Sequential runs its children in blocks of
+// detail::inline_block, one out-of-line function each (for compile time):
+// 37 children are two full blocks and a partial one. Every rule of SPEC §3/§4
+// holds across the block boundaries, on the fast path (no names listed) and
+// the general one (names listed), under static and dynamic contexts.
+namespace {
+template <std::size_t I>
+struct Indexed {
+  static constexpr char name[] = {'N', static_cast<char>('0' + I / 10), static_cast<char>('0' + I % 10), '\0'};
+  static constexpr PassInfo info{std::string_view(name, 3), static_cast<int>(I % 4)};
+  TestIR transform(TestIR ir, auto&) const {
+    ir.trail.emplace_back(info.name);
+    return ir;
+  }
+};
+template <std::size_t... I>
+Sequential<Indexed<I>...> indexed_sequential(std::index_sequence<I...>) {
+  return {};
+}
+constexpr std::size_t kIndexed = 37;
+static_assert(kIndexed > 2 * passinfra::detail::inline_block);
+
+std::string indexed_name(std::size_t i) { return "N" + std::to_string(i / 10) + std::to_string(i % 10); }
+
+// What SPEC §3/§4 say recorder `R` sees, and the trail, for opt_level 2.
+void expect_indexed_run(const EventLog& log, const TestIR& out, const std::vector<std::string>& disabled,
+                        const std::vector<std::string>& required, const std::vector<std::string>& vetoed) {
+  const auto listed = [](const std::vector<std::string>& v, const std::string& s) {
+    return std::find(v.begin(), v.end(), s) != v.end();
+  };
+  std::vector<std::string> events{"R should_run sequential", "R run_before_pass sequential"};
+  std::vector<std::string> trail;
+  for (std::size_t i = 0; i < kIndexed; ++i) {
+    const std::string name = indexed_name(i);
+    const bool enabled = listed(required, name) || (!listed(disabled, name) && i % 4 <= 2);
+    if (!enabled) continue;
+    if (!listed(required, name)) {
+      events.push_back("R should_run " + name);
+      if (listed(vetoed, name)) continue;
+    }
+    events.push_back("R run_before_pass " + name);
+    events.push_back("R run_after_pass " + name);
+    trail.push_back(name);
+  }
+  events.emplace_back("R run_after_pass sequential");
+  CHECK(log.events == events);
+  CHECK(out.trail == trail);
+}
+}  // namespace
+
+TEST_CASE("core/sequential: more children than one inline block keep SPEC order, gates and vetoes") {
+  const auto seq = indexed_sequential(std::make_index_sequence<kIndexed>{});
+  const std::vector<std::string> vetoed{"N05", "N16", "N32"};  // one per block
+  struct Case {
+    const char* what;
+    std::vector<std::string> disabled, required;
+  };
+  const std::vector<Case> cases{
+      {"fast path: no names listed", {}, {}},
+      {"general path: names listed", {"N01", "N17", "N34"}, {"N03", "N16", "N35"}},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.what);
+    const passinfra::PassContextOptions options{
+        .opt_level = 2, .required_pass = c.required, .disabled_pass = c.disabled};
+    for (const bool dynamic : {false, true}) {
+      CAPTURE(dynamic);
+      EventLog log;
+      Recorder rec;
+      rec.name = "R";
+      rec.log = &log;
+      rec.veto_only = vetoed;
+      TestIR out;
+      if (dynamic) {
+        passinfra::PassContext<TestIR> ctx(options, {passinfra::AnyInstrument<TestIR>(std::ref(rec))});
+        out = passinfra::run(seq, TestIR{&log}, ctx);
+      } else {
+        auto ctx = passinfra::make_pass_context<TestIR>(options, std::ref(rec));
+        out = passinfra::run(seq, TestIR{&log}, ctx);
+      }
+      expect_indexed_run(log, out, c.disabled, c.required, vetoed);
+    }
+  }
 }

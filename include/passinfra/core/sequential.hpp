@@ -15,11 +15,12 @@
 // checked one by one, so a non-pass is named in the error.
 #pragma once
 
+#include <cstddef>
 #include <string_view>
 #include <type_traits>
 #include <utility>
 
-#include <boost/hana/for_each.hpp>
+#include <boost/hana/at.hpp>
 #include <boost/hana/tuple.hpp>
 #include <boost/mp11/algorithm.hpp>
 
@@ -108,16 +109,49 @@ class Sequential : public CallablePass<Sequential<Ps...>> {
   }
 
  private:
-  // SPEC §4 for each child, with the gate state `gate`.
+  // SPEC §4 for each child, with the gate state `gate`. Under a context with
+  // pass hooks, up to detail::inline_block children run inline; more run as
+  // blocks of that many, one out-of-line function each, so that the compiler
+  // optimizes functions of bounded size: its time grows linearly with the
+  // number of children, for one call per block at run time (benchmarks/
+  // README.md has both). Without hooks a child is a compare and a call: all
+  // of them run inline.
   template <class IR, class Ctx, class Gate>
   PASSINFRA_ALWAYS_INLINE IR run_children(IR ir, Ctx& ctx, const Gate& gate) const {
-    detail::for_each_element<sizeof...(Ps)>(passes_, [&](const auto& child) PASSINFRA_LAMBDA_INLINE {
-      using C = std::remove_cvref_t<decltype(child)>;
-      if (!gate.pass_enabled(info_of<C>(child))) return;
-      ir = detail::run_required_gated(child, std::move(ir), ctx, gate);
-      ir = detail::run_gated(child, std::move(ir), ctx, gate);
-    });
+    constexpr std::size_t n = sizeof...(Ps);
+    using Set = std::remove_cvref_t<decltype(ctx.instrument_set())>;
+    if constexpr (n <= detail::inline_block || Set::template hook_free<IR>) {
+      detail::for_each_element<n>(passes_,
+                                  [&](const auto& child) PASSINFRA_LAMBDA_INLINE { run_child(child, ir, ctx, gate); });
+      return ir;
+    } else {
+      return run_blocks(std::move(ir), ctx, gate,
+                        std::make_index_sequence<(n + detail::inline_block - 1) / detail::inline_block>{});
+    }
+  }
+  template <class IR, class Ctx, class Gate, std::size_t... B>
+  PASSINFRA_ALWAYS_INLINE IR run_blocks(IR ir, Ctx& ctx, const Gate& gate, std::index_sequence<B...>) const {
+    constexpr std::size_t n = sizeof...(Ps), k = detail::inline_block;
+    ((ir = run_block_outlined<B * k, (n - B * k < k ? n - B * k : k)>(std::move(ir), ctx, gate)), ...);
     return ir;
+  }
+  template <std::size_t Offset, std::size_t Count, class IR, class Ctx, class Gate>
+  [[gnu::noinline]] IR run_block_outlined(IR ir, Ctx& ctx, const Gate& gate) const {
+    return run_block<Offset, Count>(std::move(ir), ctx, gate);
+  }
+  template <std::size_t Offset, std::size_t Count, class IR, class Ctx, class Gate>
+  PASSINFRA_ALWAYS_INLINE IR run_block(IR ir, Ctx& ctx, const Gate& gate) const {
+    static_assert(Count <= detail::fold_chunk);  // one fold
+    [&]<std::size_t... I>(std::index_sequence<I...>) PASSINFRA_LAMBDA_INLINE {
+      (run_child(boost::hana::at_c<Offset + I>(passes_), ir, ctx, gate), ...);
+    }(std::make_index_sequence<Count>{});
+    return ir;
+  }
+  template <class C, class IR, class Ctx, class Gate>
+  PASSINFRA_ALWAYS_INLINE static void run_child(const C& child, IR& ir, Ctx& ctx, const Gate& gate) {
+    if (!gate.pass_enabled(info_of<C>(child))) return;
+    ir = detail::run_required_gated(child, std::move(ir), ctx, gate);
+    ir = detail::run_gated(child, std::move(ir), ctx, gate);
   }
   template <class IR, class Ctx, class Gate>
   [[gnu::noinline]] IR run_children_general(IR ir, Ctx& ctx, const Gate& gate) const {

@@ -29,6 +29,10 @@ namespace passinfra::detail {
 // one expression (-fbracket-depth, 256), and a fold is one expression.
 inline constexpr std::size_t fold_chunk = 128;
 
+// inline_block: under a context with pass hooks, the most children a
+// Sequential runs inline in one function (core/sequential.hpp).
+inline constexpr std::size_t inline_block = 16;
+
 template <std::size_t Offset, class Tuple, class F, std::size_t... I>
 PASSINFRA_ALWAYS_INLINE void for_each_element_chunk(Tuple& tuple, F& f, std::index_sequence<I...>) {
   (f(boost::hana::at_c<Offset + I>(tuple)), ...);
