@@ -2,7 +2,9 @@
 //
 // run(), the hook fan-out and Sequential's per-child step are forced inline,
 // so a static pipeline compiles to the hand-written calls even when it has a
-// hundred children (g++ otherwise stops inlining long before that).
+// hundred children (g++ otherwise stops inlining long before that). Under a
+// context with pass hooks, a Sequential bounds that to inline_block children
+// per function, for compile time (core/sequential.hpp).
 #pragma once
 
 // PASSINFRA_ALWAYS_INLINE   before a function declaration
