@@ -136,17 +136,17 @@ inline void register_config_option(std::string key, ConfigType type, std::string
 }  // namespace detail
 
 // (NOLINT: clang-tidy 16 does not see the moves into the by-value sink below.)
+// NOLINTBEGIN(performance-unnecessary-value-param)
 template <class T>
-void register_config_option(std::string key,
-                            std::string description = {}) {  // NOLINT(performance-unnecessary-value-param)
+void register_config_option(std::string key, std::string description = {}) {
   detail::register_config_option(std::move(key), config_type_of<T>(), std::move(description));
 }
 
 template <class T>
-void register_config_option(const ConfigKey<T>& key,
-                            std::string description = {}) {  // NOLINT(performance-unnecessary-value-param)
+void register_config_option(const ConfigKey<T>& key, std::string description = {}) {
   detail::register_config_option(std::string(key.key), config_type_of<T>(), std::move(description));
 }
+// NOLINTEND(performance-unnecessary-value-param)
 
 inline std::vector<ConfigOption> registered_config_options() {
   auto& registry = detail::config_registry();

@@ -484,8 +484,8 @@ class BasicPassTimingInstrument {
         state_(std::exchange(other.state_, std::make_unique<State>())),
         owner_tag_(other.owner_tag_.exchange(nullptr, std::memory_order_acq_rel)),
         owner_(std::exchange(other.owner_, nullptr)) {}
-  BasicPassTimingInstrument& operator=(
-      BasicPassTimingInstrument&& other) {  // NOLINT(performance-noexcept-move-constructor)
+  // NOLINTNEXTLINE(performance-noexcept-move-constructor)
+  BasicPassTimingInstrument& operator=(BasicPassTimingInstrument&& other) {
     if (this != &other) {
       key_ = std::exchange(other.key_, detail::new_timing_key());
       options_ = other.options_;
