@@ -121,37 +121,35 @@ class Sequential : public CallablePass<Sequential<Ps...>> {
     constexpr std::size_t n = sizeof...(Ps);
     using Set = std::remove_cvref_t<decltype(ctx.instrument_set())>;
     if constexpr (n <= detail::inline_block || Set::template hook_free<IR>) {
-      detail::for_each_element<n>(passes_,
-                                  [&](const auto& child) PASSINFRA_LAMBDA_INLINE { run_child(child, ir, ctx, gate); });
+      detail::for_each_element<n>(passes_, child_step(ir, ctx, gate));
       return ir;
     } else {
       return run_blocks(std::move(ir), ctx, gate,
-                        std::make_index_sequence<(n + detail::inline_block - 1) / detail::inline_block>{});
+                        std::make_index_sequence<detail::chunk_count(n, detail::inline_block)>{});
     }
   }
   template <class IR, class Ctx, class Gate, std::size_t... B>
   PASSINFRA_ALWAYS_INLINE IR run_blocks(IR ir, Ctx& ctx, const Gate& gate, std::index_sequence<B...>) const {
     constexpr std::size_t n = sizeof...(Ps), k = detail::inline_block;
-    ((ir = run_block_outlined<B * k, (n - B * k < k ? n - B * k : k)>(std::move(ir), ctx, gate)), ...);
+    ((ir = run_block<B * k, detail::chunk_length(n, k, B)>(std::move(ir), ctx, gate)), ...);
     return ir;
   }
   template <std::size_t Offset, std::size_t Count, class IR, class Ctx, class Gate>
-  [[gnu::noinline]] IR run_block_outlined(IR ir, Ctx& ctx, const Gate& gate) const {
-    return run_block<Offset, Count>(std::move(ir), ctx, gate);
-  }
-  template <std::size_t Offset, std::size_t Count, class IR, class Ctx, class Gate>
-  PASSINFRA_ALWAYS_INLINE IR run_block(IR ir, Ctx& ctx, const Gate& gate) const {
+  [[gnu::noinline]] IR run_block(IR ir, Ctx& ctx, const Gate& gate) const {
     static_assert(Count <= detail::fold_chunk);  // one fold
-    [&]<std::size_t... I>(std::index_sequence<I...>) PASSINFRA_LAMBDA_INLINE {
-      (run_child(boost::hana::at_c<Offset + I>(passes_), ir, ctx, gate), ...);
-    }(std::make_index_sequence<Count>{});
+    auto step = child_step(ir, ctx, gate);
+    detail::for_each_element_chunk<Offset>(passes_, step, std::make_index_sequence<Count>{});
     return ir;
   }
-  template <class C, class IR, class Ctx, class Gate>
-  PASSINFRA_ALWAYS_INLINE static void run_child(const C& child, IR& ir, Ctx& ctx, const Gate& gate) {
-    if (!gate.pass_enabled(info_of<C>(child))) return;
-    ir = detail::run_required_gated(child, std::move(ir), ctx, gate);
-    ir = detail::run_gated(child, std::move(ir), ctx, gate);
+  // child_step(ir, ctx, gate)(child): SPEC §4 for one child, updating `ir`.
+  template <class IR, class Ctx, class Gate>
+  PASSINFRA_ALWAYS_INLINE static auto child_step(IR& ir, Ctx& ctx, const Gate& gate) {
+    return [&](const auto& child) PASSINFRA_LAMBDA_INLINE {
+      using C = std::remove_cvref_t<decltype(child)>;
+      if (!gate.pass_enabled(info_of<C>(child))) return;
+      ir = detail::run_required_gated(child, std::move(ir), ctx, gate);
+      ir = detail::run_gated(child, std::move(ir), ctx, gate);
+    };
   }
   template <class IR, class Ctx, class Gate>
   [[gnu::noinline]] IR run_children_general(IR ir, Ctx& ctx, const Gate& gate) const {

@@ -35,6 +35,15 @@ inline constexpr std::size_t fold_chunk = 128;
 // Sequential runs inline in one function (core/sequential.hpp).
 inline constexpr std::size_t inline_block = 16;
 
+// n elements cut into chunks of at most k: how many chunks, and the length
+// of chunk c (all k long but the last).
+consteval std::size_t chunk_count(std::size_t n, std::size_t k) { return (n + k - 1) / k; }
+consteval std::size_t chunk_length(std::size_t n, std::size_t k, std::size_t c) {
+  return n - c * k < k ? n - c * k : k;
+}
+
+// for_each_element_chunk<Offset>(tuple, f, index_sequence<I...>): f on the
+// elements Offset + I, in order, as one fold.
 template <std::size_t Offset, class Tuple, class F, std::size_t... I>
 PASSINFRA_ALWAYS_INLINE void for_each_element_chunk(Tuple& tuple, F& f, std::index_sequence<I...>) {
   (f(boost::hana::at_c<Offset + I>(tuple)), ...);
@@ -42,9 +51,7 @@ PASSINFRA_ALWAYS_INLINE void for_each_element_chunk(Tuple& tuple, F& f, std::ind
 
 template <std::size_t N, class Tuple, class F, std::size_t... C>
 PASSINFRA_ALWAYS_INLINE void for_each_element_chunks(Tuple& tuple, F& f, std::index_sequence<C...>) {
-  (for_each_element_chunk<C * fold_chunk>(
-       tuple, f, std::make_index_sequence<(N - C * fold_chunk < fold_chunk ? N - C * fold_chunk : fold_chunk)>{}),
-   ...);
+  (for_each_element_chunk<C * fold_chunk>(tuple, f, std::make_index_sequence<chunk_length(N, fold_chunk, C)>{}), ...);
 }
 
 template <std::size_t N, class Tuple, class F>
@@ -52,7 +59,7 @@ PASSINFRA_ALWAYS_INLINE void for_each_element(Tuple& tuple, F&& f) {
   if constexpr (N <= fold_chunk) {
     for_each_element_chunk<0>(tuple, f, std::make_index_sequence<N>{});
   } else {
-    for_each_element_chunks<N>(tuple, f, std::make_index_sequence<(N + fold_chunk - 1) / fold_chunk>{});
+    for_each_element_chunks<N>(tuple, f, std::make_index_sequence<chunk_count(N, fold_chunk)>{});
   }
 }
 

@@ -67,18 +67,18 @@ class DynamicSequential : public CallablePass<DynamicSequential<IR>> {
   template <class Ctx, class Gate>
   PASSINFRA_ALWAYS_INLINE IR run_children(IR ir, Ctx& ctx, const Gate& gate) const {
     if constexpr (std::is_same_v<Ctx, ContextRef<IR>>) {
-      for (const auto& child : passes_) {
-        if (!gate.pass_enabled(child.info())) continue;
-        if (child.has_required()) ir = child.run_required(std::move(ir), ctx);
-        ir = detail::run_gated(child, std::move(ir), ctx, gate);
-      }
+      return run_children(std::move(ir), ctx, gate, ctx);
     } else {
       ContextRef<IR> body_ctx(ctx);
-      for (const auto& child : passes_) {
-        if (!gate.pass_enabled(child.info())) continue;
-        if (child.has_required()) ir = child.run_required(std::move(ir), body_ctx);
-        ir = detail::run_gated(BoundChild{child, body_ctx}, std::move(ir), ctx, gate);
-      }
+      return run_children(std::move(ir), ctx, gate, body_ctx);
+    }
+  }
+  template <class Ctx, class Gate>
+  PASSINFRA_ALWAYS_INLINE IR run_children(IR ir, Ctx& ctx, const Gate& gate, ContextRef<IR>& body_ctx) const {
+    for (const auto& child : passes_) {
+      if (!gate.pass_enabled(child.info())) continue;
+      if (child.has_required()) ir = child.run_required(std::move(ir), body_ctx);
+      ir = detail::run_gated(BoundChild{child, body_ctx}, std::move(ir), ctx, gate);
     }
     return ir;
   }
