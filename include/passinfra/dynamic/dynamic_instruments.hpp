@@ -20,15 +20,17 @@
 //  * the hook phase that was running stops after that hook: the replaced
 //    instruments have been exited and get no further hook; the new ones take
 //    part from the next hook phase on;
-//  * the replaced items stay alive until every hook phase over the list has
-//    ended, so no instrument is destroyed while one of its hooks runs.
+//  * the replaced items stay alive until the thread's outermost running hook
+//    phase over lists of this IR type has ended (a hook may run passes, whose
+//    hooks replace lists), so no instrument is destroyed while one of its
+//    hooks runs. A list replaced while no such phase runs drops its items at once.
 //
 // Threads: several threads may run passes under one context at once (read-only
 // use: tests/reliability/threads_test.cpp). A hook phase writes nothing shared:
-// it records its list in a thread-local stack of running phases, which replace()
-// and the phase's end read (only when the list was replaced). Replacing
-// the list is for the thread that owns the context, while no other thread runs
-// passes under it.
+// it counts itself in a thread-local count of running phases, which replace()
+// reads; items replaced while it is non-zero wait in a thread-local list until
+// it returns to zero. Replacing the list is for the thread that owns the
+// context, while no other thread runs passes under it.
 #pragma once
 
 #include <cstddef>
@@ -43,26 +45,28 @@
 namespace passinfra {
 
 namespace detail {
-// The lists that hook phases running on this thread are over, outermost
-// first: a phase pushes its list for its lifetime (phases are stack objects,
-// so they end in reverse order). Past kMaxPhaseDepth nested phases the lists
-// are not recorded, and a list is taken to have a phase running at every
-// unrecorded depth: its replaced items then live until a phase at a recorded
-// depth ends, or the list is destroyed.
-struct RunningPhases {
-  static constexpr unsigned kMaxPhaseDepth = 64;
-  const void* lists[kMaxPhaseDepth];
-  unsigned depth;
-  // Whether a phase over `list` runs on this thread at a depth below `below`.
-  bool any_over(const void* list, unsigned below) const noexcept {
-    if (below > kMaxPhaseDepth) return true;
-    for (unsigned i = 0; i < below; ++i) {
-      if (lists[i] == list) return true;
-    }
-    return false;
-  }
-};
-inline thread_local RunningPhases running_phases{};
+// The hook phases over DynamicInstruments<IR> lists running on this thread (a
+// phase is a stack object, so they end in reverse order): their count, plus
+// the bit no_items_kept while no replaced items wait for the count to return
+// to zero. So the state is 0 exactly when the last phase has ended and items
+// wait -- one decrement and a branch on zero at every phase end. A trivial,
+// constant-initialized thread-local: one instruction to reach.
+inline constexpr unsigned no_items_kept = 1u << 31;
+template <class IR>
+inline thread_local unsigned hook_phases = no_items_kept;
+
+// The items replaced while hook phases ran on this thread (touched only then).
+template <class IR>
+inline thread_local std::vector<std::vector<AnyInstrument<IR>>> kept_items;
+
+// The outermost hook phase has ended: the kept items die (their destructors
+// may run passes and replace lists again: those are kept anew).
+template <class IR>
+[[gnu::noinline]] inline void release_kept_items() noexcept {
+  hook_phases<IR> |= no_items_kept;
+  auto dying = std::move(kept_items<IR>);
+  kept_items<IR>.clear();
+}
 }  // namespace detail
 
 template <class IR>
@@ -78,25 +82,19 @@ class DynamicInstruments {
    public:
     Phase(const Phase&) = delete;
     Phase& operator=(const Phase&) = delete;
-    // Items are retired only by a replace() during a phase, which changes the
-    // generation: a phase that saw no change has nothing to release.
     PASSINFRA_ALWAYS_INLINE ~Phase() {
-      const unsigned outer = --detail::running_phases.depth;
-      if (replaced()) [[unlikely]]
-        list_.release_retired(outer);
+      if (--detail::hook_phases<IR> == 0) [[unlikely]]
+        detail::release_kept_items<IR>();
     }
     PASSINFRA_ALWAYS_INLINE bool replaced() const noexcept { return list_.generation_ != generation_; }
 
    private:
     friend class DynamicInstruments;
-    PASSINFRA_ALWAYS_INLINE explicit Phase(DynamicInstruments& list) noexcept
+    PASSINFRA_ALWAYS_INLINE explicit Phase(const DynamicInstruments& list) noexcept
         : list_(list), generation_(list.generation_) {
-      auto& running = detail::running_phases;
-      if (running.depth < detail::RunningPhases::kMaxPhaseDepth) [[likely]]
-        running.lists[running.depth] = &list;
-      ++running.depth;
+      ++detail::hook_phases<IR>;
     }
-    DynamicInstruments& list_;
+    const DynamicInstruments& list_;
     std::uint64_t generation_;
   };
 
@@ -108,13 +106,13 @@ class DynamicInstruments {
   // take_items(), which a running hook phase sees (Phase::replaced()).
   const list_type& items() const noexcept { return items_; }
 
-  // replace(list): install `list`; the old items die now, or when the last
-  // running hook phase ends (see the header comment).
+  // replace(list): install `list`; the old items die now, or when the
+  // thread's outermost running hook phase ends (see the header comment).
   void replace(list_type list) noexcept {
     list_type old = std::exchange(items_, std::move(list));
     ++generation_;
     refresh_mask();
-    if (detail::running_phases.any_over(this, detail::running_phases.depth)) retire(std::move(old));
+    if ((detail::hook_phases<IR> & ~detail::no_items_kept) != 0) keep_until_phases_end(std::move(old));
   }
 
   // take_items(): the items, leaving the list empty. The caller keeps them alive.
@@ -134,22 +132,16 @@ class DynamicInstruments {
   bool empty() const noexcept { return items_.empty(); }
 
  private:
-  // A phase that saw a replace() has ended, `outer` phases still run on this
-  // thread. When none of them is over this list (phases over one list on one
-  // thread nest), the retired items die now.
-  [[gnu::noinline]] void release_retired(unsigned outer) noexcept {
-    if (!detail::running_phases.any_over(this, outer)) retired_.clear();
-  }
-
   void refresh_mask() noexcept {
     hook_mask_ = 0;
     for (const auto& item : items_) hook_mask_ |= item.hook_mask();
   }
 
-  void retire(list_type old) noexcept {
+  static void keep_until_phases_end(list_type old) noexcept {
     if (old.empty()) return;
     try {
-      retired_.push_back(std::move(old));
+      detail::kept_items<IR>.push_back(std::move(old));
+      detail::hook_phases<IR> &= ~detail::no_items_kept;
     } catch (...) {
       // Out of memory: `old` dies here, as it would have without a phase.
     }
@@ -157,7 +149,6 @@ class DynamicInstruments {
 
   list_type items_;
   unsigned hook_mask_ = 0;
-  std::vector<list_type> retired_;
   std::uint64_t generation_ = 0;
 };
 
