@@ -318,6 +318,13 @@ struct SwitchesOff {
   ~SwitchesOff() { log->add("SwitchesOff destroyed"); }
   void run_before_pass(const TestIR&, const passinfra::PassInfo&) { self->override_instruments({}); }
 };
+// An owning AnyInstrument of a SwitchesOff for `self`.
+AnyInstrument<TestIR> switches_off(EventLog& log, Ctx& self) {
+  auto off = std::make_shared<SwitchesOff>();
+  off->log = &log;
+  off->self = &self;
+  return AnyInstrument<TestIR>(std::move(off));
+}
 }  // namespace
 
 TEST_CASE("regression: a list replaced 70 hook phases deep lives until the outermost phase ends") {
@@ -351,10 +358,7 @@ TEST_CASE("regression: a list replaced 70 hook phases deep lives until the outer
 TEST_CASE("regression: a list replaced under another context dies when the outermost phase ends") {
   EventLog log;
   Ctx other;
-  auto off = std::make_shared<SwitchesOff>();
-  off->log = &log;
-  off->self = &other;
-  other.override_instruments({AnyInstrument<TestIR>(std::move(off))});
+  other.override_instruments({switches_off(log, other)});
   RunsUnder runs_under{&log, &other};
   Ctx ctx({}, {AnyInstrument<TestIR>(std::ref(runs_under))});
   const TestIR out = passinfra::run(passinfra::DynamicSequential<TestIR>{TestPass<"P">{}}, TestIR{&log}, ctx);
@@ -384,18 +388,12 @@ struct RunsPassWhenDestroyed {
 TEST_CASE("regression: a kept instrument whose destructor replaces another list releases that one too") {
   EventLog log;
   Ctx other;
-  auto other_off = std::make_shared<SwitchesOff>();
-  other_off->log = &log;
-  other_off->self = &other;
-  other.override_instruments({AnyInstrument<TestIR>(std::move(other_off))});
+  other.override_instruments({switches_off(log, other)});
   Ctx ctx;
-  auto off = std::make_shared<SwitchesOff>();
-  off->log = &log;
-  off->self = &ctx;
   auto runs = std::make_shared<RunsPassWhenDestroyed>();
   runs->log = &log;
   runs->other = &other;
-  ctx.override_instruments({AnyInstrument<TestIR>(std::move(off)), AnyInstrument<TestIR>(std::move(runs))});
+  ctx.override_instruments({switches_off(log, ctx), AnyInstrument<TestIR>(std::move(runs))});
   const TestIR out = passinfra::run(passinfra::DynamicSequential<TestIR>{TestPass<"P">{}}, TestIR{&log}, ctx);
   CHECK(out.trail == std::vector<std::string>{"P"});
   // ctx's items die when its phase ends; the second one's destructor runs a
@@ -405,10 +403,7 @@ TEST_CASE("regression: a kept instrument whose destructor replaces another list 
   CHECK(ctx.instruments().empty());
   CHECK(other.instruments().empty());
   // No phase runs now: a list replaced from outside drops its items at once.
-  auto last = std::make_shared<SwitchesOff>();
-  last->log = &log;
-  last->self = &other;
-  other.override_instruments({AnyInstrument<TestIR>(std::move(last))});
+  other.override_instruments({switches_off(log, other)});
   other.override_instruments({});
   CHECK(log.events.back() == "SwitchesOff destroyed");
 }
