@@ -45,28 +45,48 @@
 namespace passinfra {
 
 namespace detail {
-// The hook phases over DynamicInstruments<IR> lists running on this thread (a
-// phase is a stack object, so they end in reverse order): their count, plus
-// the bit no_items_kept while no replaced items wait for the count to return
-// to zero. So the state is 0 exactly when the last phase has ended and items
-// wait -- one decrement and a branch on zero at every phase end. A trivial,
-// constant-initialized thread-local: one instruction to reach.
-inline constexpr unsigned no_items_kept = 1u << 31;
+// HookPhases<IR>: the hook phases over DynamicInstruments<IR> lists running on
+// this thread, and the items replaced while they run. A phase is a stack
+// object, so phases end in reverse order. All of the encoding is here:
+//
+// `state` is the count of running phases plus the bit no_items_kept while
+// no replaced items wait, so it is 0 exactly when the last phase has ended
+// and items wait: a phase costs one increment and one decrement-and-branch.
+// It is a trivial, constant-initialized thread-local (one instruction to
+// reach); `kept` is touched only when a list is replaced during a phase.
 template <class IR>
-inline thread_local unsigned hook_phases = no_items_kept;
+struct HookPhases {
+  using items_type = std::vector<AnyInstrument<IR>>;
+  static constexpr unsigned no_items_kept = 1u << 31;
+  static inline thread_local unsigned state = no_items_kept;
+  static inline thread_local std::vector<items_type> kept;
 
-// The items replaced while hook phases ran on this thread (touched only then).
-template <class IR>
-inline thread_local std::vector<std::vector<AnyInstrument<IR>>> kept_items;
+  PASSINFRA_ALWAYS_INLINE static void begin() noexcept { ++state; }
+  PASSINFRA_ALWAYS_INLINE static void end() noexcept {
+    if (--state == 0) [[unlikely]]
+      release();
+  }
 
-// The outermost hook phase has ended: the kept items die (their destructors
-// may run passes and replace lists again: those are kept anew).
-template <class IR>
-[[gnu::noinline]] inline void release_kept_items() noexcept {
-  hook_phases<IR> |= no_items_kept;
-  auto dying = std::move(kept_items<IR>);
-  kept_items<IR>.clear();
-}
+  // keep(items): replaced items die now when no phase runs on this thread,
+  // else when the outermost one ends.
+  static void keep(items_type items) noexcept {
+    if ((state & ~no_items_kept) == 0 || items.empty()) return;  // `items` dies here
+    try {
+      kept.push_back(std::move(items));
+      state &= ~no_items_kept;
+    } catch (...) {
+      // Out of memory: `items` dies here, as it would have without a phase.
+    }
+  }
+
+  // The outermost phase has ended: the kept items die (their destructors
+  // may run passes and replace lists again: those are kept anew).
+  [[gnu::noinline]] static void release() noexcept {
+    state |= no_items_kept;
+    auto dying = std::move(kept);
+    kept.clear();
+  }
+};
 }  // namespace detail
 
 template <class IR>
@@ -82,17 +102,14 @@ class DynamicInstruments {
    public:
     Phase(const Phase&) = delete;
     Phase& operator=(const Phase&) = delete;
-    PASSINFRA_ALWAYS_INLINE ~Phase() {
-      if (--detail::hook_phases<IR> == 0) [[unlikely]]
-        detail::release_kept_items<IR>();
-    }
+    PASSINFRA_ALWAYS_INLINE ~Phase() { detail::HookPhases<IR>::end(); }
     PASSINFRA_ALWAYS_INLINE bool replaced() const noexcept { return list_.generation_ != generation_; }
 
    private:
     friend class DynamicInstruments;
     PASSINFRA_ALWAYS_INLINE explicit Phase(const DynamicInstruments& list) noexcept
         : list_(list), generation_(list.generation_) {
-      ++detail::hook_phases<IR>;
+      detail::HookPhases<IR>::begin();
     }
     const DynamicInstruments& list_;
     std::uint64_t generation_;
@@ -112,7 +129,7 @@ class DynamicInstruments {
     list_type old = std::exchange(items_, std::move(list));
     ++generation_;
     refresh_mask();
-    if ((detail::hook_phases<IR> & ~detail::no_items_kept) != 0) keep_until_phases_end(std::move(old));
+    detail::HookPhases<IR>::keep(std::move(old));
   }
 
   // take_items(): the items, leaving the list empty. The caller keeps them alive.
@@ -135,16 +152,6 @@ class DynamicInstruments {
   void refresh_mask() noexcept {
     hook_mask_ = 0;
     for (const auto& item : items_) hook_mask_ |= item.hook_mask();
-  }
-
-  static void keep_until_phases_end(list_type old) noexcept {
-    if (old.empty()) return;
-    try {
-      detail::kept_items<IR>.push_back(std::move(old));
-      detail::hook_phases<IR> &= ~detail::no_items_kept;
-    } catch (...) {
-      // Out of memory: `old` dies here, as it would have without a phase.
-    }
   }
 
   list_type items_;
