@@ -7,11 +7,11 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
-#include <boost/hana/at.hpp>
 #include <passinfra/core.hpp>
 #include <passinfra/dynamic.hpp>
 
@@ -53,8 +53,12 @@ TEST_CASE("core/sequential: default info is 'sequential', opt_level 0") {
 TEST_CASE("core/sequential: CTAD from values keeps the types and the objects' state") {
   Sequential seq{AddN{2}, A{}, AddN{0}};
   static_assert(std::is_same_v<decltype(seq), Sequential<AddN, A, AddN>>);
-  CHECK(boost::hana::at_c<0>(seq.passes()).n == 2);
-  CHECK(boost::hana::at_c<2>(seq.passes()).n == 0);
+  CHECK(seq.child<0>().n == 2);
+  CHECK(seq.child<2>().n == 0);
+  static_assert(decltype(seq)::size == 3);
+  static_assert(std::is_same_v<decltype(seq.passes()), std::tuple<const AddN&, const A&, const AddN&>>);
+  CHECK(&std::get<0>(seq.passes()) == &seq.child<0>());  // references to the children, not copies
+  CHECK(std::get<2>(seq.passes()).n == 0);
   auto ctx = passinfra::make_pass_context<TestIR>({});
   TestIR out = passinfra::run(seq, TestIR{nullptr, 100}, ctx);
   CHECK(out.value == 103);
@@ -79,7 +83,7 @@ TEST_CASE("core/sequential: sequential(info, passes...) is the same as a functio
   const AddN five{5};
   auto from_lvalue = passinfra::sequential({"Pipe2", 0}, five);
   static_assert(std::is_same_v<decltype(from_lvalue), Sequential<AddN>>);
-  CHECK(boost::hana::at_c<0>(from_lvalue.passes()).n == 5);
+  CHECK(from_lvalue.child<0>().n == 5);
 }
 
 TEST_CASE("core/sequential: hooks see the custom name, and the custom opt_level gates a nested Sequential") {
@@ -270,4 +274,18 @@ TEST_CASE("core/sequential: more children than one inline block keep SPEC order,
       expect_indexed_run(log, out, c.disabled, c.required, vetoed);
     }
   }
+}
+
+namespace {
+struct Uninitialized {  // a pass whose state has no initializer of its own
+  static constexpr PassInfo info{"Uninitialized", 0};
+  int n;
+  TestIR transform(TestIR ir, auto&) const { return ir; }
+};
+}  // namespace
+
+TEST_CASE("core/sequential: children are value-initialized and empty children take no room") {
+  const Sequential<Uninitialized, A> seq;
+  CHECK(seq.child<0>().n == 0);
+  static_assert(sizeof(Sequential<A, B, A>) == sizeof(Sequential<>));
 }

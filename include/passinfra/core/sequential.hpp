@@ -4,7 +4,8 @@
 // Sequential{p1, p2, ...}              from values (CTAD)
 // Sequential(PassInfo{"name", 1}, p1, ...)   a custom name / opt_level per object
 // sequential(info, passes...)          the same as a function
-// seq.passes()                         the Hana tuple of children
+// seq.child<I>()                       the I-th child (a const reference)
+// seq.passes()                         the children as a std::tuple of const references
 // run_required(child, ir, ctx)         SPEC §4 step 2 for one child
 //
 // For each child, in order: if !ctx.pass_enabled(child) it is skipped
@@ -17,11 +18,10 @@
 
 #include <cstddef>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
-#include <boost/hana/at.hpp>
-#include <boost/hana/tuple.hpp>
 #include <boost/mp11/algorithm.hpp>
 
 #include "passinfra/core/pass.hpp"
@@ -87,7 +87,18 @@ class Sequential : public CallablePass<Sequential<Ps...>> {
 
   constexpr PassInfo info() const noexcept { return {name_, opt_level_}; }
 
-  const boost::hana::tuple<Ps...>& passes() const noexcept { return passes_; }
+  static constexpr std::size_t size = sizeof...(Ps);
+
+  template <std::size_t I>
+    requires(I < sizeof...(Ps))
+  constexpr const auto& child() const noexcept {
+    return detail::get<I>(passes_);
+  }
+  constexpr std::tuple<const Ps&...> passes() const noexcept {
+    return [this]<std::size_t... I>(std::index_sequence<I...>) {
+      return std::tuple<const Ps&...>(detail::get<I>(passes_)...);
+    }(std::index_sequence_for<Ps...>{});
+  }
 
   template <class IR, class Ctx>
   IR transform(IR ir, Ctx& ctx) const {
@@ -158,7 +169,7 @@ class Sequential : public CallablePass<Sequential<Ps...>> {
 
   std::string_view name_ = default_info.name;
   int opt_level_ = default_info.opt_level;
-  boost::hana::tuple<Ps...> passes_;
+  detail::FlatTuple<Ps...> passes_;  // not a Hana tuple: see detail/inline.hpp
 };
 
 template <class... Ps>

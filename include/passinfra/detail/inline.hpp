@@ -18,15 +18,58 @@
 #endif
 
 #include <cstddef>
+#include <type_traits>
 #include <utility>
 
 #include <boost/hana/at.hpp>
 
 namespace passinfra::detail {
 
-// for_each_element(tuple, f): f(element) for each element of a Hana tuple,
-// in order, as inlined folds (hana::for_each's own fold is not always
-// inlined, which would keep the IR in memory across a whole pipeline). The
+// FlatTuple<Ts...>: the children of a Sequential, one base Slot<I, T> per
+// element (empty elements take no room); get<I>(tuple) is the I-th element.
+// get deduces T from the base, so the function made per element names only
+// I and T. A Hana tuple reaches its I-th element through hana::at_c<I, Ts...>:
+// one function per element whose template arguments are the whole pack, so
+// a Sequential of N children cost the compiler O(N^2) in template arguments
+// and symbol names (benchmarks/README.md, Compile time).
+template <std::size_t I, class T>
+struct Slot {
+  [[no_unique_address]] T value{};
+};
+
+template <class Indices, class... Ts>
+struct FlatTupleBase;
+template <std::size_t... Is, class... Ts>
+struct FlatTupleBase<std::index_sequence<Is...>, Ts...> : Slot<Is, Ts>... {
+  constexpr FlatTupleBase() = default;
+  constexpr explicit FlatTupleBase(Ts... elements)
+    requires(sizeof...(Ts) > 0)
+      : Slot<Is, Ts>{std::move(elements)}... {}
+};
+
+template <class... Ts>
+struct FlatTuple : FlatTupleBase<std::index_sequence_for<Ts...>, Ts...> {
+  using FlatTupleBase<std::index_sequence_for<Ts...>, Ts...>::FlatTupleBase;
+  static constexpr std::size_t size = sizeof...(Ts);
+};
+
+template <std::size_t I, class T>
+PASSINFRA_ALWAYS_INLINE constexpr const T& get(const Slot<I, T>& slot) noexcept {
+  return slot.value;
+}
+template <std::size_t I, class T>
+PASSINFRA_ALWAYS_INLINE constexpr T& get(Slot<I, T>& slot) noexcept {
+  return slot.value;
+}
+
+template <class T>
+inline constexpr bool is_flat_tuple = false;
+template <class... Ts>
+inline constexpr bool is_flat_tuple<FlatTuple<Ts...>> = true;
+
+// for_each_element(tuple, f): f(element) for each element of a Hana tuple or
+// a FlatTuple, in order, as inlined folds (hana::for_each's own fold is not
+// always inlined, which would keep the IR in memory across a whole pipeline). The
 // folds take at most fold_chunk elements each: clang limits the nesting of
 // one expression (-fbracket-depth, 256), and a fold is one expression.
 inline constexpr std::size_t fold_chunk = 128;
@@ -43,10 +86,15 @@ consteval std::size_t chunk_length(std::size_t n, std::size_t k, std::size_t c) 
 }
 
 // for_each_element_chunk<Offset>(tuple, f, index_sequence<I...>): f on the
-// elements Offset + I, in order, as one fold.
+// elements Offset + I, in order, as one fold. A FlatTuple's elements are
+// reached through their bases, a Hana tuple's by at_c.
 template <std::size_t Offset, class Tuple, class F, std::size_t... I>
 PASSINFRA_ALWAYS_INLINE void for_each_element_chunk(Tuple& tuple, F& f, std::index_sequence<I...>) {
-  (f(boost::hana::at_c<Offset + I>(tuple)), ...);
+  if constexpr (is_flat_tuple<std::remove_const_t<Tuple>>) {
+    (f(detail::get<Offset + I>(tuple)), ...);
+  } else {
+    (f(boost::hana::at_c<Offset + I>(tuple)), ...);
+  }
 }
 
 template <std::size_t N, class Tuple, class F, std::size_t... C>
