@@ -4,6 +4,7 @@
 // Sequential{p1, p2, ...}              from values (CTAD)
 // Sequential(PassInfo{"name", 1}, p1, ...)   a custom name / opt_level per object
 // sequential(info, passes...)          the same as a function
+// Sequential<Ps...>::size              the number of children
 // seq.child<I>()                       the I-th child (a const reference)
 // seq.passes()                         the children as a std::tuple of const references
 // run_required(child, ir, ctx)         SPEC §4 step 2 for one child
@@ -150,7 +151,7 @@ class Sequential : public CallablePass<Sequential<Ps...>> {
     constexpr std::size_t n = sizeof...(Ps);
     using Set = std::remove_cvref_t<decltype(ctx.instrument_set())>;
     if constexpr (n <= detail::inline_block || Set::template hook_free<IR>) {
-      detail::for_each_element<n>(passes_, child_step(ir, ctx, gate));
+      detail::for_each_element<n>(passes_, detail::ChildStep<IR, Ctx, Gate>{ir, ctx, gate});
       return ir;
     } else {
       return run_blocks(std::move(ir), ctx, gate,
@@ -166,14 +167,9 @@ class Sequential : public CallablePass<Sequential<Ps...>> {
   template <std::size_t Offset, std::size_t Count, class IR, class Ctx, class Gate>
   [[gnu::noinline]] IR run_block(IR ir, Ctx& ctx, const Gate& gate) const {
     static_assert(Count <= detail::fold_chunk);  // one fold
-    auto step = child_step(ir, ctx, gate);
+    detail::ChildStep<IR, Ctx, Gate> step{ir, ctx, gate};
     detail::for_each_element_chunk<Offset>(passes_, step, std::make_index_sequence<Count>{});
     return ir;
-  }
-  // child_step(ir, ctx, gate)(child): SPEC §4 for one child, updating `ir`.
-  template <class IR, class Ctx, class Gate>
-  PASSINFRA_ALWAYS_INLINE static detail::ChildStep<IR, Ctx, Gate> child_step(IR& ir, Ctx& ctx, const Gate& gate) {
-    return {ir, ctx, gate};
   }
   template <class IR, class Ctx, class Gate>
   [[gnu::noinline]] IR run_children_general(IR ir, Ctx& ctx, const Gate& gate) const {

@@ -38,40 +38,34 @@ struct Slot {
 };
 
 template <class Indices, class... Ts>
-struct FlatTupleBase;
+struct IndexedSlots;
 template <std::size_t... Is, class... Ts>
-struct FlatTupleBase<std::index_sequence<Is...>, Ts...> : Slot<Is, Ts>... {
-  constexpr FlatTupleBase() = default;
-  constexpr explicit FlatTupleBase(Ts... elements)
+struct IndexedSlots<std::index_sequence<Is...>, Ts...> : Slot<Is, Ts>... {
+  constexpr IndexedSlots() = default;
+  constexpr explicit IndexedSlots(Ts... elements)
     requires(sizeof...(Ts) > 0)
       : Slot<Is, Ts>{std::move(elements)}... {}
 };
 
 template <class... Ts>
-struct FlatTuple : FlatTupleBase<std::index_sequence_for<Ts...>, Ts...> {
-  using FlatTupleBase<std::index_sequence_for<Ts...>, Ts...>::FlatTupleBase;
-  static constexpr std::size_t size = sizeof...(Ts);
-};
+using FlatTuple = IndexedSlots<std::index_sequence_for<Ts...>, Ts...>;
 
 template <std::size_t I, class T>
 PASSINFRA_ALWAYS_INLINE constexpr const T& get(const Slot<I, T>& slot) noexcept {
   return slot.value;
 }
-template <std::size_t I, class T>
-PASSINFRA_ALWAYS_INLINE constexpr T& get(Slot<I, T>& slot) noexcept {
-  return slot.value;
-}
 
 template <class T>
 inline constexpr bool is_flat_tuple = false;
-template <class... Ts>
-inline constexpr bool is_flat_tuple<FlatTuple<Ts...>> = true;
+template <class Indices, class... Ts>
+inline constexpr bool is_flat_tuple<IndexedSlots<Indices, Ts...>> = true;
 
 // for_each_element(tuple, f): f(element) for each element of a Hana tuple or
 // a FlatTuple, in order, as inlined folds (hana::for_each's own fold is not
-// always inlined, which would keep the IR in memory across a whole pipeline). The
-// folds take at most fold_chunk elements each: clang limits the nesting of
-// one expression (-fbracket-depth, 256), and a fold is one expression.
+// always inlined, which would keep the IR in memory across a whole
+// pipeline). The folds take at most fold_chunk elements each: clang limits
+// the nesting of one expression (-fbracket-depth, 256), and a fold is one
+// expression.
 inline constexpr std::size_t fold_chunk = 128;
 
 // inline_block: under a context with pass hooks, the most children a
