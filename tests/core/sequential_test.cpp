@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -288,4 +289,77 @@ TEST_CASE("core/sequential: children are value-initialized and empty children ta
   const Sequential<Uninitialized, A> seq;
   CHECK(seq.child<0>().n == 0);
   static_assert(sizeof(Sequential<A, B, A>) == sizeof(Sequential<>));
+}
+
+// A Sequential reaches its context's instruments through a hook_view made
+// once per run (or block of children); the view must still see the set's
+// cleared state as it changes. Here a child's body enters the context, the
+// enter hook throws (SPEC §5.1 clears the instruments) and the body catches
+// the error: no hook fires after that, in the same block of children or a
+// later one, for instruments held by reference or by value, and the passes
+// after it still run.
+namespace {
+struct EntersFailingScope {
+  static constexpr PassInfo info{"EntersFailingScope", 0};
+  TestIR transform(TestIR ir, auto& ctx) const {
+    try {
+      auto scope = ctx.enter();
+    } catch (const TestError&) {
+      ir.trail.emplace_back("caught");
+    }
+    return ir;
+  }
+};
+template <std::size_t... I, std::size_t... J>
+Sequential<Indexed<I>..., EntersFailingScope, Indexed<sizeof...(I) + J>...> clearing_sequential(
+    std::index_sequence<I...>, std::index_sequence<J...>) {
+  return {};
+}
+}  // namespace
+
+TEST_CASE_TEMPLATE("core/sequential: instruments cleared by a child's body call no further hook in the run", Seq,
+                   decltype(clearing_sequential(std::make_index_sequence<1>{}, std::make_index_sequence<1>{})),
+                   decltype(clearing_sequential(std::make_index_sequence<20>{}, std::make_index_sequence<17>{}))) {
+  static_assert(Seq::size == 3 || Seq::size > 2 * passinfra::detail::inline_block);
+  const std::size_t before = Seq::size == 3 ? 1 : 20;  // children before EntersFailingScope
+  std::vector<std::string> events{"R should_run sequential", "R run_before_pass sequential"};
+  std::vector<std::string> trail;
+  for (std::size_t i = 0; i + 1 < Seq::size; ++i) {
+    if (i == before) trail.emplace_back("caught");
+    if (i % 4 == 3) continue;  // opt_level 3: gated off at opt_level 2
+    if (i < before) {
+      for (const char* hook : {"should_run ", "run_before_pass ", "run_after_pass "})
+        events.push_back("R " + std::string(hook) + indexed_name(i));
+    }
+    trail.push_back(indexed_name(i));
+  }
+  for (const char* e :
+       {"R should_run EntersFailingScope", "R run_before_pass EntersFailingScope", "R bad enter_pass_ctx!!!"})
+    events.emplace_back(e);
+
+  for (const std::string_view held : {"by reference", "by value", "in a run-time list"}) {
+    CAPTURE(held);
+    EventLog log;
+    Recorder rec;
+    rec.name = "R";
+    rec.log = &log;
+    rec.fail_at = Hook::enter;
+    const Seq seq;
+    TestIR out;
+    if (held == "by reference") {
+      auto ctx = passinfra::make_pass_context<TestIR>({.opt_level = 2}, std::ref(rec));
+      out = passinfra::run(seq, TestIR{&log}, ctx);
+      CHECK_FALSE(ctx.instrument_set().active());
+    } else if (held == "by value") {
+      auto ctx = passinfra::make_pass_context<TestIR>({.opt_level = 2}, rec);
+      out = passinfra::run(seq, TestIR{&log}, ctx);
+      CHECK_FALSE(ctx.instrument_set().active());
+    } else {
+      passinfra::PassContext<TestIR> ctx({.opt_level = 2}, {passinfra::AnyInstrument<TestIR>(std::ref(rec))});
+      out = passinfra::run(seq, TestIR{&log}, ctx);
+      CHECK(ctx.instruments().empty());
+    }
+    CHECK(log.events == events);
+    CHECK(out.trail == trail);
+  }
 }

@@ -87,6 +87,9 @@ consteval bool check_instrument() {
   }
 }
 
+template <class Refs, class Flag>
+class InstrumentSetView;
+
 }  // namespace detail
 
 template <class... Is>
@@ -128,6 +131,21 @@ class InstrumentSet {
   }
 
   bool active() const noexcept { return !cleared_.value; }
+
+  // hook_view(): the pass hooks of this set through a small object that
+  // holds a pointer to each instrument and one to this set's cleared state
+  // (detail::InstrumentSetView). A pipeline makes one per run, as a local:
+  // the optimizer then keeps the pointers in registers for all the children,
+  // where through the set it must reload an instrument held by reference
+  // after every hook that writes memory.
+  PASSINFRA_ALWAYS_INLINE auto hook_view() noexcept
+    requires(sizeof...(Is) > 0)
+  {
+    using Refs = InstrumentSet<U<Is>&...>;
+    return [this]<std::size_t... K>(std::index_sequence<K...>) PASSINFRA_LAMBDA_INLINE {
+      return detail::InstrumentSetView<Refs, decltype(cleared_)>(Refs(get<K>()...), cleared_);
+    }(std::index_sequence_for<Is...>{});
+  }
 
   std::size_t size() noexcept {
     std::size_t n = 0;
@@ -356,6 +374,64 @@ class InstrumentSet {
   [[no_unique_address]] boost::hana::tuple<detail::stored_t<Is>...> items_;
   [[no_unique_address]] detail::ClearedFlag<(sizeof...(Is) > 0 && has_static_instruments)> cleared_;
 };
+
+namespace detail {
+// InstrumentSetView<Refs, Flag>: a set's pass hooks, as InstrumentSet::hook_view()
+// makes them: the same instruments in the same order (Refs holds them all by
+// reference), and the set's own cleared state, read at every hook phase as
+// the set reads it, so a set cleared during a run (a pass body entering a
+// context whose enter hook throws, say) calls no further hook through its view.
+template <class Refs, class Flag>
+class InstrumentSetView {
+ public:
+  template <class IR>
+  static constexpr bool has_should_run = Refs::template has_should_run<IR>;
+  template <class IR>
+  static constexpr bool has_run_before_pass = Refs::template has_run_before_pass<IR>;
+  template <class IR>
+  static constexpr bool has_run_after_pass = Refs::template has_run_after_pass<IR>;
+  static constexpr bool has_run_after_pass_failed = Refs::has_run_after_pass_failed;
+  template <class IR>
+  static constexpr bool hook_free = Refs::template hook_free<IR>;
+
+  PASSINFRA_ALWAYS_INLINE InstrumentSetView(Refs refs, const Flag& cleared) noexcept
+      : refs_(std::move(refs)), cleared_(&cleared) {}
+
+  PASSINFRA_ALWAYS_INLINE bool active() const noexcept { return !cleared_->value; }
+
+  template <class IR>
+  PASSINFRA_ALWAYS_INLINE bool should_run(const IR& ir, const PassInfo& info) {
+    return cleared_->value || refs_.should_run(ir, info);
+  }
+  template <class IR>
+  PASSINFRA_ALWAYS_INLINE void run_before_pass(const IR& ir, const PassInfo& info) {
+    if (!cleared_->value) refs_.run_before_pass(ir, info);
+  }
+  template <class IR>
+  PASSINFRA_ALWAYS_INLINE void run_after_pass(const IR& ir, const PassInfo& info) {
+    if (!cleared_->value) refs_.run_after_pass(ir, info);
+  }
+  template <class IR>
+  PASSINFRA_ALWAYS_INLINE void run_before_pass(const IR& ir, const PassInfo& info, std::size_t& returned) {
+    if (!cleared_->value) refs_.run_before_pass(ir, info, returned);
+  }
+  template <class IR>
+  PASSINFRA_ALWAYS_INLINE void run_after_pass(const IR& ir, const PassInfo& info, std::size_t& started) {
+    if (!cleared_->value) refs_.run_after_pass(ir, info, started);
+  }
+  // Inline, calling the set's (out-of-line) fan-out on a copy: the view's
+  // own address never escapes, so its pointers stay in registers.
+  PASSINFRA_ALWAYS_INLINE void run_after_pass_failed(const PassInfo& info, const std::exception_ptr& error,
+                                                     std::size_t from, std::size_t to) noexcept {
+    if (!cleared_->value) Refs(refs_).run_after_pass_failed(info, error, from, to);
+  }
+
+ private:
+  Refs refs_;  // never cleared itself: the set's state is *cleared_
+  const Flag* cleared_;
+};
+
+}  // namespace detail
 
 // make_instrument_set(args...): std::ref(x) is held by reference, the rest by value.
 template <class... As>

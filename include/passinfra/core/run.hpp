@@ -88,6 +88,18 @@ PASSINFRA_ALWAYS_INLINE bool instruments_active(Ctx& ctx) noexcept {
   }
 }
 
+// hook_view(set): set.hook_view() when the set offers one (InstrumentSet:
+// the same hooks through a local object a pipeline keeps in registers),
+// else the set itself.
+template <class Set>
+PASSINFRA_ALWAYS_INLINE decltype(auto) hook_view(Set& set) noexcept {
+  if constexpr (requires { set.hook_view(); }) {
+    return set.hook_view();
+  } else {
+    return (set);
+  }
+}
+
 // run_hooks(set, ir, info, ask_should_run, body): SPEC §3's hook sequence
 // around body(ir) -- should_run (when ask_should_run), run_before_pass, the
 // body, run_after_pass, and run_after_pass_failed when the set may have it --
@@ -124,23 +136,30 @@ PASSINFRA_ALWAYS_INLINE IR run_hooks(Set& set, IR ir, const PassInfo& info, [[ma
   }
 }
 
-// run_gated(pass, ir, ctx, gate): SPEC §3, with the required_pass test
-// answered by `gate`; run() and Sequential share it.
+// run_gated(pass, ir, ctx, gate, hooks): SPEC §3, with the required_pass
+// test answered by `gate` and the hooks called through `hooks` (the
+// context's instrument set, or a pipeline's hook_view of it); run() and
+// Sequential share it.
+template <class P, class IR, class Ctx, class Gate, class Hooks>
+PASSINFRA_ALWAYS_INLINE IR run_gated(const P& pass, IR ir, Ctx& ctx, const Gate& gate, Hooks& hooks) {
+  if constexpr (!check_run<P, IR, Ctx>()) {
+    return ir;  // the static_assert above has said what is wrong
+  } else if constexpr (Hooks::template hook_free<IR>) {
+    return pass.transform(std::move(ir), ctx);
+  } else {
+    const PassInfo& info = info_of<P>(pass);
+    bool ask_should_run = false;  // a name in required_pass skips should_run
+    if constexpr (Hooks::template has_should_run<IR>) ask_should_run = !gate.is_required(info.name);
+    return run_hooks(hooks, std::move(ir), info, ask_should_run,
+                     [&](IR in) PASSINFRA_LAMBDA_INLINE { return pass.transform(std::move(in), ctx); });
+  }
+}
 template <class P, class IR, class Ctx, class Gate>
 PASSINFRA_ALWAYS_INLINE IR run_gated(const P& pass, IR ir, Ctx& ctx, const Gate& gate) {
   if constexpr (!check_run<P, IR, Ctx>()) {
     return ir;  // the static_assert above has said what is wrong
   } else {
-    using Set = std::remove_cvref_t<decltype(ctx.instrument_set())>;
-    if constexpr (Set::template hook_free<IR>) {
-      return pass.transform(std::move(ir), ctx);
-    } else {
-      const PassInfo& info = info_of<P>(pass);
-      bool ask_should_run = false;  // a name in required_pass skips should_run
-      if constexpr (Set::template has_should_run<IR>) ask_should_run = !gate.is_required(info.name);
-      return run_hooks(ctx.instrument_set(), std::move(ir), info, ask_should_run,
-                       [&](IR in) PASSINFRA_LAMBDA_INLINE { return pass.transform(std::move(in), ctx); });
-    }
+    return run_gated(pass, std::move(ir), ctx, gate, ctx.instrument_set());
   }
 }
 

@@ -35,52 +35,63 @@ namespace passinfra {
 // Static requirements are requires_passes<...>; a child that only knows its
 // requirements at run time (AnyPass) provides `run_required(ir, ctx) const`.
 namespace detail {
-template <class P, class IR, class Ctx, class Gate>
-PASSINFRA_ALWAYS_INLINE IR run_required_gated(const P& child, IR ir, Ctx& ctx, const Gate& gate);
+template <class P, class IR, class Ctx, class Gate, class Hooks>
+PASSINFRA_ALWAYS_INLINE IR run_required_gated(const P& child, IR ir, Ctx& ctx, const Gate& gate, Hooks& hooks);
 }  // namespace detail
 
 template <class P, class IR, class Ctx>
 PASSINFRA_ALWAYS_INLINE IR run_required(const P& child, IR ir, Ctx& ctx) {
-  return detail::run_required_gated(child, std::move(ir), ctx, detail::gate_of(ctx));
+  return detail::run_required_gated(child, std::move(ir), ctx, detail::gate_of(ctx), ctx.instrument_set());
 }
 
 namespace detail {
 // The required passes of one child, as one fold (nothing at all for none).
-template <class... Rs, class IR, class Ctx, class Gate>
+template <class... Rs, class IR, class Ctx, class Gate, class Hooks>
 PASSINFRA_ALWAYS_INLINE IR run_required_list(boost::mp11::mp_list<Rs...>, IR ir, [[maybe_unused]] Ctx& ctx,
-                                             [[maybe_unused]] const Gate& gate) {
-  ((ir = run_gated(Rs{}, std::move(ir), ctx, gate)), ...);
+                                             [[maybe_unused]] const Gate& gate, [[maybe_unused]] Hooks& hooks) {
+  ((ir = run_gated(Rs{}, std::move(ir), ctx, gate, hooks)), ...);
   return ir;
 }
 
-template <class P, class IR, class Ctx, class Gate>
-PASSINFRA_ALWAYS_INLINE IR run_required_gated(const P& child, IR ir, Ctx& ctx, const Gate& gate) {
+template <class P, class IR, class Ctx, class Gate, class Hooks>
+PASSINFRA_ALWAYS_INLINE IR run_required_gated(const P& child, IR ir, Ctx& ctx, const Gate& gate,
+                                              [[maybe_unused]] Hooks& hooks) {
   if constexpr (requires { child.run_required(std::move(ir), ctx); }) {
     return child.run_required(std::move(ir), ctx);
   } else if constexpr (required_passes_t<P>::valid) {
-    return run_required_list(typename required_passes_t<P>::list{}, std::move(ir), ctx, gate);
+    return run_required_list(typename required_passes_t<P>::list{}, std::move(ir), ctx, gate, hooks);
   } else {
     return ir;  // requires_passes<...> has said what is wrong
   }
 }
 
-// ChildStep{ir, ctx, gate}(child): SPEC §4 for one child of a Sequential,
-// updating `ir`. A class of its own, not a lambda inside Sequential<Ps...>:
-// the function made for each child then names the child's type, not all
-// of the Sequential's (linear, not quadratic, in symbol names).
-template <class IR, class Ctx, class Gate>
+// ChildStep{ir, ctx, gate, hooks}(child): SPEC §4 for one child of a
+// Sequential, updating `ir`; `hooks` is the pipeline's hook_view of the
+// context's instruments. A class of its own, not a lambda inside
+// Sequential<Ps...>: the function made for each child then names the
+// child's type, not all of the Sequential's (linear, not quadratic, in
+// symbol names).
+template <class IR, class Ctx, class Gate, class Hooks>
 struct ChildStep {
   IR& ir;
   Ctx& ctx;
   const Gate& gate;
+  Hooks& hooks;
 
   template <class C>
   PASSINFRA_ALWAYS_INLINE void operator()(const C& child) const {
     if (!gate.pass_enabled(info_of<C>(child))) return;
-    ir = run_required_gated(child, std::move(ir), ctx, gate);
-    ir = run_gated(child, std::move(ir), ctx, gate);
+    ir = run_required_gated(child, std::move(ir), ctx, gate, hooks);
+    ir = run_gated(child, std::move(ir), ctx, gate, hooks);
   }
 };
+
+// make_child_step(ir, ctx, gate, hooks): a ChildStep, its types deduced.
+template <class IR, class Ctx, class Gate, class Hooks>
+PASSINFRA_ALWAYS_INLINE ChildStep<IR, Ctx, Gate, Hooks> make_child_step(IR& ir, Ctx& ctx, const Gate& gate,
+                                                                        Hooks& hooks) {
+  return {ir, ctx, gate, hooks};
+}
 }  // namespace detail
 
 template <class... Ps>
@@ -151,7 +162,8 @@ class Sequential : public CallablePass<Sequential<Ps...>> {
     constexpr std::size_t n = sizeof...(Ps);
     using Set = std::remove_cvref_t<decltype(ctx.instrument_set())>;
     if constexpr (n <= detail::inline_block || Set::template hook_free<IR>) {
-      detail::for_each_element<n>(passes_, detail::ChildStep<IR, Ctx, Gate>{ir, ctx, gate});
+      auto&& hooks = detail::hook_view(ctx.instrument_set());  // see InstrumentSet::hook_view
+      detail::for_each_element<n>(passes_, detail::make_child_step(ir, ctx, gate, hooks));
       return ir;
     } else {
       return run_blocks(std::move(ir), ctx, gate,
@@ -167,7 +179,8 @@ class Sequential : public CallablePass<Sequential<Ps...>> {
   template <std::size_t Offset, std::size_t Count, class IR, class Ctx, class Gate>
   [[gnu::noinline]] IR run_block(IR ir, Ctx& ctx, const Gate& gate) const {
     static_assert(Count <= detail::fold_chunk);  // one fold
-    detail::ChildStep<IR, Ctx, Gate> step{ir, ctx, gate};
+    auto&& hooks = detail::hook_view(ctx.instrument_set());
+    auto step = detail::make_child_step(ir, ctx, gate, hooks);
     detail::for_each_element_chunk<Offset>(passes_, step, std::make_index_sequence<Count>{});
     return ir;
   }
