@@ -5,6 +5,7 @@
 // set.get<K>()                            the K-th instrument
 // set.size()                              instruments in the set (items of run-time lists counted)
 // set.active()                            false once cleared (SPEC §5.1/§5.2)
+// set.hook_view()                         the pass hooks through pointers a pipeline keeps in registers
 //
 // The hook fan-out a context uses (all in list order; the run-time lists of
 // DynamicInstruments elements are expanded in place):
