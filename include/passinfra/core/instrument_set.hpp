@@ -139,9 +139,7 @@ class InstrumentSet {
   // the optimizer then keeps the pointers in registers for all the children,
   // where through the set it must reload an instrument held by reference
   // after every hook that writes memory.
-  PASSINFRA_ALWAYS_INLINE auto hook_view() noexcept
-    requires(sizeof...(Is) > 0)
-  {
+  PASSINFRA_ALWAYS_INLINE auto hook_view() noexcept {
     using Refs = InstrumentSet<U<Is>&...>;
     return [this]<std::size_t... K>(std::index_sequence<K...>) PASSINFRA_LAMBDA_INLINE {
       return detail::InstrumentSetView<Refs, decltype(cleared_)>(Refs(get<K>()...), cleared_);

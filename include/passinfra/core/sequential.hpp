@@ -65,33 +65,33 @@ PASSINFRA_ALWAYS_INLINE IR run_required_gated(const P& child, IR ir, Ctx& ctx, c
   }
 }
 
-// ChildStep{ir, ctx, gate, hooks}(child): SPEC §4 for one child of a
-// Sequential, updating `ir`; `hooks` is the pipeline's hook_view of the
-// context's instruments. A class of its own, not a lambda inside
+// ChildStep(ir, ctx, gate)(child): SPEC §4 for one child of a Sequential,
+// updating `ir`. It calls the hooks through its own hook_view of the
+// context's instruments (see InstrumentSet::hook_view), made once for all
+// the children it steps through. A class of its own, not a lambda inside
 // Sequential<Ps...>: the function made for each child then names the
 // child's type, not all of the Sequential's (linear, not quadratic, in
 // symbol names).
-template <class IR, class Ctx, class Gate, class Hooks>
+template <class IR, class Ctx, class Gate>
 struct ChildStep {
+  // A view (a value), or the set itself (a reference) when it offers none.
+  using Hooks = decltype(hook_view(std::declval<Ctx&>().instrument_set()));
+
   IR& ir;
   Ctx& ctx;
   const Gate& gate;
-  Hooks& hooks;
+  Hooks hooks;
+
+  PASSINFRA_ALWAYS_INLINE ChildStep(IR& ir_, Ctx& ctx_, const Gate& gate_)
+      : ir(ir_), ctx(ctx_), gate(gate_), hooks(hook_view(ctx_.instrument_set())) {}
 
   template <class C>
-  PASSINFRA_ALWAYS_INLINE void operator()(const C& child) const {
+  PASSINFRA_ALWAYS_INLINE void operator()(const C& child) {
     if (!gate.pass_enabled(info_of<C>(child))) return;
     ir = run_required_gated(child, std::move(ir), ctx, gate, hooks);
     ir = run_gated(child, std::move(ir), ctx, gate, hooks);
   }
 };
-
-// make_child_step(ir, ctx, gate, hooks): a ChildStep, its types deduced.
-template <class IR, class Ctx, class Gate, class Hooks>
-PASSINFRA_ALWAYS_INLINE ChildStep<IR, Ctx, Gate, Hooks> make_child_step(IR& ir, Ctx& ctx, const Gate& gate,
-                                                                        Hooks& hooks) {
-  return {ir, ctx, gate, hooks};
-}
 }  // namespace detail
 
 template <class... Ps>
@@ -162,8 +162,8 @@ class Sequential : public CallablePass<Sequential<Ps...>> {
     constexpr std::size_t n = sizeof...(Ps);
     using Set = std::remove_cvref_t<decltype(ctx.instrument_set())>;
     if constexpr (n <= detail::inline_block || Set::template hook_free<IR>) {
-      auto&& hooks = detail::hook_view(ctx.instrument_set());  // see InstrumentSet::hook_view
-      detail::for_each_element<n>(passes_, detail::make_child_step(ir, ctx, gate, hooks));
+      detail::ChildStep<IR, Ctx, Gate> step(ir, ctx, gate);
+      detail::for_each_element<n>(passes_, step);
       return ir;
     } else {
       return run_blocks(std::move(ir), ctx, gate,
@@ -179,8 +179,7 @@ class Sequential : public CallablePass<Sequential<Ps...>> {
   template <std::size_t Offset, std::size_t Count, class IR, class Ctx, class Gate>
   [[gnu::noinline]] IR run_block(IR ir, Ctx& ctx, const Gate& gate) const {
     static_assert(Count <= detail::fold_chunk);  // one fold
-    auto&& hooks = detail::hook_view(ctx.instrument_set());
-    auto step = detail::make_child_step(ir, ctx, gate, hooks);
+    detail::ChildStep<IR, Ctx, Gate> step(ir, ctx, gate);
     detail::for_each_element_chunk<Offset>(passes_, step, std::make_index_sequence<Count>{});
     return ir;
   }
