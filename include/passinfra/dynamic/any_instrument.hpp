@@ -7,6 +7,7 @@
 // i.enter_pass_ctx() ... run_after_pass_failed(info, error)   forwards to the hook, if T has it
 // i.has_should_run() ...                  whether T has that hook
 // i.hook_mask()                           the hooks T has, one bit each
+// i.run_solo(loop, ir)                    (DynamicSequential's) its children under this instrument alone
 //
 // Copies share the object. Only the hooks T has are called (a hook T lacks
 // does nothing; should_run defaults to run).
@@ -25,6 +26,7 @@
 #include "passinfra/core/instrument_set.hpp"
 #include "passinfra/core/pass_info.hpp"
 #include "passinfra/detail/type_name.hpp"
+#include "passinfra/dynamic/solo_loop.hpp"
 
 namespace passinfra {
 
@@ -41,6 +43,9 @@ struct InstrumentVTable {
   void (*after)(void*, const IR&, const PassInfo&);
   void (*after_failed)(void*, const PassInfo&, std::exception_ptr);
   std::string_view (*name)(const void*);
+  // A DynamicSequential's children under a list holding only this
+  // instrument, with its hooks called directly (solo_loop.hpp).
+  IR (*run_solo)(void*, SoloLoop<IR>&, IR);
 };
 
 // The Model half: the table for T. The three per-pass hooks are never null
@@ -72,6 +77,7 @@ inline constexpr InstrumentVTable<IR> instrument_vtable_for{
       if constexpr (HasRunAfterPassFailed<T>) static_cast<T*>(o)->run_after_pass_failed(info, std::move(error));
     } : nullptr,
     +[](const void* o) -> std::string_view { return instrument_name(*static_cast<const T*>(o)); },
+    +[](void* o, SoloLoop<IR>& loop, IR ir) -> IR { return loop.run(*static_cast<T*>(o), std::move(ir)); },
 };
 
 }  // namespace detail
@@ -106,6 +112,9 @@ class AnyInstrument {
   void run_after_pass_failed(const PassInfo& info, std::exception_ptr error) const {
     if (vtable_->after_failed) vtable_->after_failed(object_, info, std::move(error));
   }
+  // run_solo(loop, ir): the children of `loop` under this instrument alone
+  // (DynamicSequential, when its context's list holds only this one).
+  IR run_solo(detail::SoloLoop<IR>& loop, IR ir) const { return vtable_->run_solo(object_, loop, std::move(ir)); }
 
   bool has_enter_pass_ctx() const noexcept { return (vtable_->hooks & detail::hook_enter_pass_ctx) != 0; }
   bool has_exit_pass_ctx() const noexcept { return (vtable_->hooks & detail::hook_exit_pass_ctx) != 0; }

@@ -24,6 +24,9 @@
 //    phase over lists of this IR type has ended (a hook may run passes, whose
 //    hooks replace lists), so no instrument is destroyed while one of its
 //    hooks runs. A list replaced while no such phase runs drops its items at once.
+// (DynamicSequential's loop for a list of one instrument, solo_loop.hpp, keeps
+// these rules with one phase for should_run and run_before_pass and one for
+// run_after_pass; the phases are in hook_phases.hpp.)
 //
 // Threads: several threads may run passes under one context at once (read-only
 // use: tests/reliability/threads_test.cpp). A hook phase writes nothing shared:
@@ -41,53 +44,9 @@
 
 #include "passinfra/detail/inline.hpp"
 #include "passinfra/dynamic/any_instrument.hpp"
+#include "passinfra/dynamic/hook_phases.hpp"
 
 namespace passinfra {
-
-namespace detail {
-// HookPhases<IR>: the hook phases over DynamicInstruments<IR> lists running on
-// this thread, and the items replaced while they run. A phase is a stack
-// object, so phases end in reverse order. All of the encoding is here:
-//
-// `state` is the count of running phases plus the bit no_items_kept while
-// no replaced items wait, so it is 0 exactly when the last phase has ended
-// and items wait: a phase costs one increment and one decrement-and-branch.
-// It is a trivial, constant-initialized thread-local (one instruction to
-// reach); `kept` is touched only when a list is replaced during a phase.
-template <class IR>
-struct HookPhases {
-  using items_type = std::vector<AnyInstrument<IR>>;
-  static constexpr unsigned no_items_kept = 1u << 31;
-  static inline thread_local unsigned state = no_items_kept;
-  static inline thread_local std::vector<items_type> kept;
-
-  PASSINFRA_ALWAYS_INLINE static void begin() noexcept { ++state; }
-  PASSINFRA_ALWAYS_INLINE static void end() noexcept {
-    if (--state == 0) [[unlikely]]
-      release();
-  }
-
-  // keep(items): replaced items die now when no phase runs on this thread,
-  // else when the outermost one ends.
-  static void keep(items_type items) noexcept {
-    if ((state & ~no_items_kept) == 0 || items.empty()) return;  // `items` dies here
-    try {
-      kept.push_back(std::move(items));
-      state &= ~no_items_kept;
-    } catch (...) {
-      // Out of memory: `items` dies here, as it would have without a phase.
-    }
-  }
-
-  // The outermost phase has ended: the kept items die (their destructors
-  // may run passes and replace lists again: those are kept anew).
-  [[gnu::noinline]] static void release() noexcept {
-    state |= no_items_kept;
-    auto dying = std::move(kept);
-    kept.clear();
-  }
-};
-}  // namespace detail
 
 template <class IR>
 class DynamicInstruments {
@@ -144,6 +103,9 @@ class DynamicInstruments {
   unsigned hook_mask() const noexcept { return hook_mask_; }
 
   PASSINFRA_ALWAYS_INLINE Phase begin_phase() noexcept { return Phase(*this); }
+
+  // generation(): counts the replacements of the list.
+  const std::uint64_t& generation() const noexcept { return generation_; }
 
   std::size_t size() const noexcept { return items_.size(); }
   bool empty() const noexcept { return items_.empty(); }

@@ -9,8 +9,16 @@
 // The same rules as Sequential<...>: children gated by PassEnabled, their
 // required passes run first through run() without the gate, one level deep,
 // every time. Static and dynamic pipelines nest both ways.
+//
+// Under a PassContext<IR> that lists no pass names and whose list holds one
+// instrument (or none), the children run in that instrument's own loop
+// (detail::SoloLoop, solo_loop.hpp): its hooks are direct calls and each
+// child costs one virtual call, with the same events as the walk through the
+// list, which takes over once the list changes (tests/dynamic/solo_loop_test.cpp).
 #pragma once
 
+#include <cstddef>
+#include <exception>
 #include <initializer_list>
 #include <string>
 #include <type_traits>
@@ -21,6 +29,7 @@
 #include "passinfra/core/sequential.hpp"
 #include "passinfra/detail/inline.hpp"
 #include "passinfra/dynamic/any_pass.hpp"
+#include "passinfra/dynamic/dynamic_instruments.hpp"
 
 namespace passinfra {
 
@@ -45,7 +54,11 @@ class DynamicSequential : public CallablePass<DynamicSequential<IR>> {
       // name is required; the general version is out of line.
       if (gate.names_listed()) [[unlikely]]
         return run_children_general(std::move(ir), ctx, gate);
-      return run_children(std::move(ir), ctx, gate.opt_level_gate());
+      if constexpr (std::is_same_v<Ctx, PassContext<IR>>) {
+        return run_children_solo(std::move(ir), ctx, gate.opt_level_gate());
+      } else {
+        return run_children(std::move(ir), ctx, gate.opt_level_gate());
+      }
     } else {
       return run_children(std::move(ir), ctx, gate);
     }
@@ -75,13 +88,74 @@ class DynamicSequential : public CallablePass<DynamicSequential<IR>> {
   }
   template <class Ctx, class Gate>
   PASSINFRA_ALWAYS_INLINE IR run_children(IR ir, Ctx& ctx, const Gate& gate, ContextRef<IR>& body_ctx) const {
-    for (const auto& child : passes_) {
-      if (!gate.pass_enabled(child.info())) continue;
-      if (child.has_required()) ir = child.run_required(std::move(ir), body_ctx);
-      ir = detail::run_gated(BoundChild{child, body_ctx}, std::move(ir), ctx, gate);
+    for (const auto& child : passes_) ir = run_child(child, std::move(ir), ctx, gate, body_ctx);
+    return ir;
+  }
+  // One child: the gate, its required passes, then the child through run().
+  template <class Ctx, class Gate>
+  PASSINFRA_ALWAYS_INLINE IR run_child(const AnyPass<IR>& child, IR ir, Ctx& ctx, const Gate& gate,
+                                       ContextRef<IR>& body_ctx) const {
+    if (!gate.pass_enabled(child.info())) return ir;
+    if (child.has_required()) ir = child.run_required(std::move(ir), body_ctx);
+    return detail::run_gated(BoundChild{child, body_ctx}, std::move(ir), ctx, gate);
+  }
+  // Under a run-time list (PassContext<IR>) that lists no pass names: while
+  // the list holds one instrument, the children run in that instrument's
+  // own loop (detail::SoloLoop, its hooks called directly); otherwise, or
+  // once the list has changed, one child at a time through the list.
+  template <class Ctx>
+  IR run_children_solo(IR ir, Ctx& ctx, detail::OptLevelGate gate) const {
+    ContextRef<IR> body_ctx(ctx);
+    const DynamicInstruments<IR>& list = ctx.instruments();
+    const AnyPass<IR>* next = passes_.data();
+    const AnyPass<IR>* const end = next + passes_.size();
+    while (next != end) {
+      if (const std::size_t items = list.size(); items <= 1) {
+        detail::SoloLoop<IR> loop{next,
+                                  end,
+                                  gate.opt_level,
+                                  &body_ctx,
+                                  &list.generation(),
+                                  list.generation(),
+                                  items,
+                                  &solo_resume<Ctx>,
+                                  &solo_body_failed<Ctx>,
+                                  &ctx};
+        ir = items == 1 ? list.items().front().run_solo(loop, std::move(ir))
+                        : loop.run(detail::no_instrument, std::move(ir));
+        next = loop.next;
+        continue;
+      }
+      ir = run_child(*next++, std::move(ir), ctx, gate, body_ctx);
     }
     return ir;
   }
+
+  // The rest of `child`'s SPEC §3 sequence, from `from`, over the context's
+  // list as it is now (a SoloLoop's list was replaced during the child).
+  template <class Ctx>
+  static IR solo_resume(const detail::SoloLoop<IR>& loop, const AnyPass<IR>& child, IR ir, detail::SoloResume from) {
+    auto& set = static_cast<Ctx*>(loop.context)->instrument_set();
+    const PassInfo& info = child.info();
+    if (from != detail::SoloResume::after) {
+      return detail::run_hooks(set, std::move(ir), info, from == detail::SoloResume::should_run,
+                               [&](IR in) { return child.transform(std::move(in), *loop.body_ctx); });
+    }
+    // From the after hooks. No run_after_pass_failed can follow: SPEC §3
+    // tells the positions whose run_before_pass returned (at most the first)
+    // and whose run_after_pass was not started (a throw there has started the first).
+    std::size_t started = 0;
+    set.run_after_pass(std::as_const(ir), info, started);
+    return ir;
+  }
+  // A SoloLoop child's body threw: the failure hooks of the positions whose
+  // run_before_pass returned (0 or 1), through the list as it is now.
+  template <class Ctx>
+  static void solo_body_failed(const detail::SoloLoop<IR>& loop, const AnyPass<IR>& child,
+                               const std::exception_ptr& error) noexcept {
+    static_cast<Ctx*>(loop.context)->instrument_set().run_after_pass_failed(child.info(), error, 0, loop.items);
+  }
+
   template <class Ctx, class Gate>
   [[gnu::noinline]] IR run_children_general(IR ir, Ctx& ctx, const Gate& gate) const {
     return run_children(std::move(ir), ctx, gate);

@@ -1,0 +1,135 @@
+// passinfra/dynamic/solo_loop.hpp — (detail) a DynamicSequential's children
+// run under a run-time instrument list that holds one instrument, with that
+// instrument's hooks called directly.
+//
+// The common dynamic case is one instrument (timing, say) over a pipeline.
+// Through the list, each pass costs three erased hook calls, each in a hook
+// phase of its own with the list's replacement checks. Here the loop over
+// the children is compiled once per instrument type T (AnyInstrument's table
+// holds SoloLoop<IR>::run<T>), so one erased call runs many passes, T's hooks
+// are direct (inlinable) calls and a pass costs one virtual call for its body.
+//
+// Same behaviour as the list's own walk (SPEC §3, DynamicInstruments' rules):
+//  * the gate: the context lists no names (DynamicSequential only comes here
+//    then), so PassEnabled is the opt_level compare and should_run is asked;
+//  * should_run and run_before_pass run in one hook phase, run_after_pass in
+//    another; the body runs outside phases, as through the list;
+//  * the list is checked before each call of T's that follows a hook or a
+//    body (after should_run, after the body, after run_after_pass): once it
+//    has been replaced, T is not called again, the rest of the pass's
+//    sequence runs over the list as it is now (`resume`, the list's own walk)
+//    and the loop returns; the caller goes on with the list as it is now;
+//  * a body that throws: run_after_pass_failed over the list's position 0
+//    (`body_failed`, the list's own walk: run_before_pass has returned there).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <utility>
+
+#include "passinfra/core/instrument.hpp"
+#include "passinfra/core/pass_info.hpp"
+#include "passinfra/dynamic/any_pass.hpp"
+#include "passinfra/dynamic/context_ref.hpp"
+#include "passinfra/dynamic/hook_phases.hpp"
+
+namespace passinfra::detail {
+
+// Where the rest of a pass's sequence starts, after the list was replaced.
+enum class SoloResume { should_run, before, after };
+
+// The instrument of an empty list: no hooks.
+struct NoInstrument {};
+inline constexpr NoInstrument no_instrument{};
+
+template <class IR>
+struct SoloLoop {
+  const AnyPass<IR>* next;  // the next child; advanced as the children run
+  const AnyPass<IR>* end;
+  int opt_level;                    // the context's (it lists no names)
+  ContextRef<IR>* body_ctx;         // the children's bodies run under it
+  const std::uint64_t* generation;  // the list's replacement count ...
+  std::uint64_t generation_at_start;  // ... when the loop began
+  std::size_t items;                  // the list's length then: 1, or 0 (run(no_instrument, ir))
+  // The slow paths, which know the context (DynamicSequential's): the rest
+  // of `child`'s sequence over the list as it is now, from `from`; and the
+  // run_after_pass_failed hooks for a body that threw.
+  IR (*resume)(const SoloLoop&, const AnyPass<IR>& child, IR ir, SoloResume from);
+  void (*body_failed)(const SoloLoop&, const AnyPass<IR>& child, const std::exception_ptr& error) noexcept;
+  void* context;
+
+  PASSINFRA_ALWAYS_INLINE bool replaced() const noexcept { return *generation != generation_at_start; }
+
+  // run(instrument, ir): the children from `next` on, under the list's one
+  // instrument (a T), until they are done or the list has been replaced.
+  template <class T>
+  IR run(T& instrument, IR ir);
+};
+
+template <class IR>
+template <class T>
+IR SoloLoop<IR>::run(T& instrument, IR ir) {
+  constexpr bool has_early_hooks = HasShouldRun<T, IR> || HasRunBeforePass<T, IR>;
+  // The loop's state in locals: the calls below may write any memory, so
+  // members would be reloaded after each; `next` is written back on exit.
+  const AnyPass<IR>* child = next;
+  const AnyPass<IR>* const stop = end;
+  const int level = opt_level;
+  ContextRef<IR>& ctx = *body_ctx;
+  const std::uint64_t* const count = generation;
+  const std::uint64_t start = generation_at_start;
+  const auto changed = [&]() PASSINFRA_LAMBDA_INLINE { return *count != start; };
+  const auto leave = [&](IR out) PASSINFRA_LAMBDA_INLINE {
+    next = child + 1;
+    return out;
+  };
+  for (; child != stop; ++child) {
+    const PassInfo& info = child->info();
+    if (level < info.opt_level) continue;
+    if (child->has_required()) [[unlikely]] {
+      ir = child->run_required(std::move(ir), ctx);
+      if (changed()) return leave(resume(*this, *child, std::move(ir), SoloResume::should_run));
+    }
+    if constexpr (has_early_hooks) {
+      bool run = true;
+      bool replaced_now = false;
+      {
+        const HookPhaseScope<IR> phase;
+        if constexpr (HasShouldRun<T, IR>) {
+          run = instrument.should_run(std::as_const(ir), info);
+          replaced_now = changed();
+        }
+        // A list that run_before_pass replaces is seen after the body: the
+        // body runs the same either way, the after hooks are the new list's.
+        if constexpr (HasRunBeforePass<T, IR>) {
+          if (run && !replaced_now) instrument.run_before_pass(std::as_const(ir), info);
+        }
+      }
+      if (!run || replaced_now) [[unlikely]] {
+        if (!replaced_now) continue;  // vetoed
+        return leave(run ? resume(*this, *child, std::move(ir), SoloResume::before) : std::move(ir));
+      }
+    }
+    try {
+      ir = child->transform(std::move(ir), ctx);
+    } catch (...) {
+      body_failed(*this, *child, std::current_exception());
+      throw;
+    }
+    if (changed()) [[unlikely]]
+      return leave(resume(*this, *child, std::move(ir), SoloResume::after));
+    if constexpr (HasRunAfterPass<T, IR>) {
+      {
+        const HookPhaseScope<IR> phase;
+        instrument.run_after_pass(std::as_const(ir), info);
+      }
+      if (changed()) [[unlikely]]
+        return leave(std::move(ir));
+    }
+  }
+  next = stop;
+  return ir;
+}
+
+}  // namespace passinfra::detail
