@@ -31,22 +31,22 @@ namespace {
 enum class At { nothing, should_run, before, body, after };
 
 struct Scenario {
-  int initial_items = 1;    // the list at the start: {}, {A}, {A, X}
+  int initial_items = 1;  // the list at the start: {}, {A}, {A, X}
   At at = At::nothing;
-  std::string pass;         // the pass whose hook (or body) replaces the list
-  int new_items = 0;        // the list installed: {}, {B}, {B, C}
-  bool veto = false;        // A's should_run says "skip" at the replacement
-  std::string throws;       // the pass whose body throws after its event ("" none)
+  std::string pass;               // the pass whose hook (or body) replaces the list
+  int new_items = 0;              // the list installed: {}, {B}, {B, C}
+  bool veto = false;              // A's should_run says "skip" at the replacement
+  std::string throws;             // the pass whose body throws after its event ("" none)
   bool new_after_throws = false;  // B's run_after_pass throws
   std::string describe() const {
     static const char* const names[] = {"nothing", "should_run", "before", "body", "after"};
-    return std::to_string(initial_items) + " item(s), replace at " + names[static_cast<int>(at)] + " of " + pass + " with " +
-           std::to_string(new_items) + " item(s)" + (veto ? ", veto" : "") +
+    return std::to_string(initial_items) + " item(s), replace at " + names[static_cast<int>(at)] + " of " + pass +
+           " with " + std::to_string(new_items) + " item(s)" + (veto ? ", veto" : "") +
            (throws.empty() ? "" : ", " + throws + " throws") + (new_after_throws ? ", B.after throws" : "");
   }
 };
 
-Ctx* g_ctx = nullptr;              // the context the scenario runs under
+Ctx* g_ctx = nullptr;  // the context the scenario runs under
 const Scenario* g_scenario = nullptr;
 
 std::vector<AnyInstrument<TestIR>> new_list(EventLog& log);
@@ -122,15 +122,15 @@ struct Step {
 
 passinfra::DynamicSequential<TestIR> pipeline() {
   // P2 is above the context's opt_level; Req requires Q (run first, through run()).
-  return passinfra::DynamicSequential<TestIR>{
-      Step{"P1"}, Step{"P2", 3}, Step{"R"}, AnyPass<TestIR>(Step{"Req"}, {AnyPass<TestIR>(Step{"Q"})}),
-      Step{"P3"}, Step{"P4"}};
+  return passinfra::DynamicSequential<TestIR>{Step{"P1"}, Step{"P2", 3},
+                                              Step{"R"},  AnyPass<TestIR>(Step{"Req"}, {AnyPass<TestIR>(Step{"Q"})}),
+                                              Step{"P3"}, Step{"P4"}};
 }
 
 struct Outcome {
   std::vector<std::string> events;
   std::vector<std::string> trail;
-  std::string error;  // what() of the escaping exception
+  std::string error;              // what() of the escaping exception
   std::vector<std::string> held;  // the list afterwards, by name
 };
 
@@ -216,16 +216,39 @@ TEST_CASE("solo loop: a replacement ends the instrument's part; the new list's h
   // One scenario spelled out, so the agreement above is known to test something.
   const Scenario s{1, At::before, "R", 1, false, ""};
   const Outcome out = run_scenario(s, false);
-  const std::vector<std::string> expected{
-      "A.should_run(sequential)", "A.before(sequential)", "A.should_run(P1)",
-      "A.before(P1)",      "P1",                       "A.after(P1)",          "A.should_run(R)",
-      "A.before(R)",       "A.exit",                   "B.enter",              "replaced",
-      "A destroyed",       "R",                        "B.after(R)",           "B.should_run(Q)",
-      "B.before(Q)",       "Q",                        "B.after(Q)",           "B.should_run(Req)",
-      "B.before(Req)",     "Req",                      "B.after(Req)",         "B.should_run(P3)",
-      "B.before(P3)",      "P3",                       "B.after(P3)",          "B.should_run(P4)",
-      "B.before(P4)",      "P4",                       "B.after(P4)",          "B.after(sequential)",
-      "context ends",      "B destroyed"};
+  const std::vector<std::string> expected{"A.should_run(sequential)",
+                                          "A.before(sequential)",
+                                          "A.should_run(P1)",
+                                          "A.before(P1)",
+                                          "P1",
+                                          "A.after(P1)",
+                                          "A.should_run(R)",
+                                          "A.before(R)",
+                                          "A.exit",
+                                          "B.enter",
+                                          "replaced",
+                                          "A destroyed",
+                                          "R",
+                                          "B.after(R)",
+                                          "B.should_run(Q)",
+                                          "B.before(Q)",
+                                          "Q",
+                                          "B.after(Q)",
+                                          "B.should_run(Req)",
+                                          "B.before(Req)",
+                                          "Req",
+                                          "B.after(Req)",
+                                          "B.should_run(P3)",
+                                          "B.before(P3)",
+                                          "P3",
+                                          "B.after(P3)",
+                                          "B.should_run(P4)",
+                                          "B.before(P4)",
+                                          "P4",
+                                          "B.after(P4)",
+                                          "B.after(sequential)",
+                                          "context ends",
+                                          "B destroyed"};
   CHECK(out.events == expected);
   CHECK(out.trail == std::vector<std::string>{"P1", "R", "Q", "Req", "P3", "P4"});
   CHECK(out.held == std::vector<std::string>{"B"});

@@ -47,9 +47,9 @@ template <class IR>
 struct SoloLoop {
   const AnyPass<IR>* next;  // the next child; advanced as the children run
   const AnyPass<IR>* end;
-  int opt_level;                    // the context's (it lists no names)
-  ContextRef<IR>* body_ctx;         // the children's bodies run under it
-  const std::uint64_t* generation;  // the list's replacement count ...
+  int opt_level;                      // the context's (it lists no names)
+  ContextRef<IR>* body_ctx;           // the children's bodies run under it
+  const std::uint64_t* generation;    // the list's replacement count ...
   std::uint64_t generation_at_start;  // ... when the loop began
   std::size_t items;                  // the list's length then: 1, or 0 (run(no_instrument, ir))
   // The slow paths, which know the context (DynamicSequential's): the rest
@@ -58,8 +58,6 @@ struct SoloLoop {
   IR (*resume)(const SoloLoop&, const AnyPass<IR>& child, IR ir, SoloResume from);
   void (*body_failed)(const SoloLoop&, const AnyPass<IR>& child, const std::exception_ptr& error) noexcept;
   void* context;
-
-  PASSINFRA_ALWAYS_INLINE bool replaced() const noexcept { return *generation != generation_at_start; }
 
   // run(instrument, ir): the children from `next` on, under the list's one
   // instrument (a T), until they are done or the list has been replaced.
