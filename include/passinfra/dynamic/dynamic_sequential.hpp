@@ -103,8 +103,7 @@ class DynamicSequential : public CallablePass<DynamicSequential<IR>> {
   // the list holds one instrument, the children run in that instrument's
   // own loop (detail::SoloLoop, its hooks called directly); otherwise, or
   // once the list has changed, one child at a time through the list.
-  template <class Ctx>
-  IR run_children_solo(IR ir, Ctx& ctx, detail::OptLevelGate gate) const {
+  IR run_children_solo(IR ir, PassContext<IR>& ctx, detail::OptLevelGate gate) const {
     ContextRef<IR> body_ctx(ctx);
     const DynamicInstruments<IR>& list = ctx.instruments();
     const AnyPass<IR>* next = passes_.data();
@@ -117,9 +116,8 @@ class DynamicSequential : public CallablePass<DynamicSequential<IR>> {
                                   &body_ctx,
                                   &list.generation(),
                                   list.generation(),
-                                  items,
-                                  &solo_resume<Ctx>,
-                                  &solo_body_failed<Ctx>,
+                                  &solo_resume,
+                                  &solo_body_failed,
                                   &ctx};
         ir = items == 1 ? list.items().front().run_solo(loop, std::move(ir))
                         : loop.run(detail::no_instrument, std::move(ir));
@@ -133,9 +131,8 @@ class DynamicSequential : public CallablePass<DynamicSequential<IR>> {
 
   // The rest of `child`'s SPEC §3 sequence, from `from`, over the context's
   // list as it is now (a SoloLoop's list was replaced during the child).
-  template <class Ctx>
   static IR solo_resume(const detail::SoloLoop<IR>& loop, const AnyPass<IR>& child, IR ir, detail::SoloResume from) {
-    auto& set = static_cast<Ctx*>(loop.context)->instrument_set();
+    auto& set = static_cast<PassContext<IR>*>(loop.context)->instrument_set();
     const PassInfo& info = child.info();
     if (from != detail::SoloResume::after) {
       return detail::run_hooks(set, std::move(ir), info, from == detail::SoloResume::should_run,
@@ -148,12 +145,11 @@ class DynamicSequential : public CallablePass<DynamicSequential<IR>> {
     set.run_after_pass(std::as_const(ir), info, started);
     return ir;
   }
-  // A SoloLoop child's body threw: the failure hooks of the positions whose
-  // run_before_pass returned (0 or 1), through the list as it is now.
-  template <class Ctx>
+  // A SoloLoop child's body threw: the failure hooks of the list's first
+  // position (whose run_before_pass returned), through the list as it is now.
   static void solo_body_failed(const detail::SoloLoop<IR>& loop, const AnyPass<IR>& child,
                                const std::exception_ptr& error) noexcept {
-    static_cast<Ctx*>(loop.context)->instrument_set().run_after_pass_failed(child.info(), error, 0, loop.items);
+    static_cast<PassContext<IR>*>(loop.context)->instrument_set().run_after_pass_failed(child.info(), error, 0, 1);
   }
 
   template <class Ctx, class Gate>

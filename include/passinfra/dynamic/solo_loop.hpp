@@ -23,9 +23,9 @@
 //    (`body_failed`, the list's own walk: run_before_pass has returned there).
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <type_traits>
 #include <utility>
 
 #include "passinfra/core/instrument.hpp"
@@ -51,10 +51,11 @@ struct SoloLoop {
   ContextRef<IR>* body_ctx;           // the children's bodies run under it
   const std::uint64_t* generation;    // the list's replacement count ...
   std::uint64_t generation_at_start;  // ... when the loop began
-  std::size_t items;                  // the list's length then: 1, or 0 (run(no_instrument, ir))
-  // The slow paths, which know the context (DynamicSequential's): the rest
-  // of `child`'s sequence over the list as it is now, from `from`; and the
-  // run_after_pass_failed hooks for a body that threw.
+  // The slow paths, which need the context's list (DynamicSequential's; this
+  // header cannot see DynamicInstruments, which includes it): the rest of
+  // `child`'s sequence over the list as it is now, from `from`; and the
+  // run_after_pass_failed hooks of the list's first position for a body that
+  // threw (the instrument's run_before_pass has returned).
   IR (*resume)(const SoloLoop&, const AnyPass<IR>& child, IR ir, SoloResume from);
   void (*body_failed)(const SoloLoop&, const AnyPass<IR>& child, const std::exception_ptr& error) noexcept;
   void* context;
@@ -69,6 +70,9 @@ template <class IR>
 template <class T>
 IR SoloLoop<IR>::run(T& instrument, IR ir) {
   constexpr bool has_early_hooks = HasShouldRun<T, IR> || HasRunBeforePass<T, IR>;
+  // An empty list: no run_before_pass has returned, so a failing body tells
+  // no one (nor can a list installed by the body have entered the sequence).
+  constexpr bool is_empty_list = std::is_same_v<std::remove_cv_t<T>, NoInstrument>;
   // The loop's state in locals: the calls below may write any memory, so
   // members would be reloaded after each; `next` is written back on exit.
   const AnyPass<IR>* child = next;
@@ -109,11 +113,15 @@ IR SoloLoop<IR>::run(T& instrument, IR ir) {
         return leave(run ? resume(*this, *child, std::move(ir), SoloResume::before) : std::move(ir));
       }
     }
-    try {
+    if constexpr (is_empty_list) {
       ir = child->transform(std::move(ir), ctx);
-    } catch (...) {
-      body_failed(*this, *child, std::current_exception());
-      throw;
+    } else {
+      try {
+        ir = child->transform(std::move(ir), ctx);
+      } catch (...) {
+        body_failed(*this, *child, std::current_exception());
+        throw;
+      }
     }
     if (changed()) [[unlikely]]
       return leave(resume(*this, *child, std::move(ir), SoloResume::after));
