@@ -286,6 +286,77 @@ TEST_CASE("PassTimingInstrument: a pass named root works") {
         "\troot: 1000us [1000us] (50.00%; 50.00%)\n");
 }
 
+TEST_CASE("PassTimingInstrument: a run_after_pass with nothing open, or not for the open pass, is ignored") {
+  ManualClock clock;
+  Timing timing(clock);
+  const TestIR ir;
+  // Nothing open yet: a stray after, for a named and for an unnamed pass, failed or not.
+  timing.run_after_pass(ir, PassInfo{"Stray", 0});
+  timing.run_after_pass(ir, PassInfo{"", 0});
+  timing.run_after_pass_failed(PassInfo{"", 0}, nullptr);
+  clock.advance(1 * ms);
+  timing.run_before_pass(ir, PassInfo{"Outer", 0});
+  clock.advance(1 * ms);
+  timing.run_before_pass(ir, PassInfo{"", 0});
+  clock.advance(2 * ms);
+  timing.run_after_pass(ir, PassInfo{"Other", 0});  // not the innermost open pass: ignored
+  timing.run_after_pass(ir, PassInfo{"", 0});
+  timing.run_after_pass(ir, PassInfo{"", 0});  // Outer is open, not "": ignored
+  clock.advance(1 * ms);
+  timing.run_after_pass(ir, PassInfo{"Outer", 0});
+  timing.run_after_pass(ir, PassInfo{"Outer", 0});  // nothing open again
+  timing.run_after_pass(ir, PassInfo{"", 0});
+  CHECK(timing.render() ==
+        "Outer: 4000us [2000us] (100.00%; 100.00%)\n"
+        "\t: 2000us [2000us] (50.00%; 50.00%)\n");
+  const auto tree = timing.profile();
+  REQUIRE(tree.size() == 1);
+  CHECK_FALSE(tree[0].failed);
+  CHECK_FALSE(tree[0].children.at(0).failed);
+}
+
+TEST_CASE("PassTimingInstrument: thousands of runs under passes still running keep their nesting") {
+  ManualClock clock;
+  Timing timing(clock);
+  auto ctx = passinfra::make_pass_context<TestIR>({}, std::ref(timing));
+  // Outer > Middle > 3000 x Leaf: the buffer grows (and moves) several times while
+  // Outer and Middle are open; render() from inside sees the finished leaves only.
+  std::string inside;
+  auto leaves = passinfra::module_pass(PassInfo{"Leaves", 0}, [&](TestIR ir, auto& c) {
+    for (int i = 0; i < 3000; ++i) ir = passinfra::run(work("Leaf", clock, 1 * us), std::move(ir), c);
+    inside = timing.render_list();
+    return ir;
+  });
+  auto outer = wrap("Outer", clock, 1 * ms, wrap("Middle", clock, 1 * ms, leaves), 1 * ms);
+  (void)passinfra::run(outer, TestIR{}, ctx);
+  CHECK(inside.find(" 3000  Leaf\n") != std::string::npos);
+  CHECK(inside.find("Outer") == std::string::npos);
+  CHECK(inside.find("Leaves") == std::string::npos);
+  const auto tree = timing.profile();
+  REQUIRE(tree.size() == 1);
+  CHECK(tree[0].name == "Outer");
+  CHECK(tree[0].duration == std::chrono::nanoseconds(6 * ms));
+  REQUIRE(tree[0].children.size() == 1);
+  const auto& middle = tree[0].children[0];
+  CHECK(middle.name == "Middle");
+  CHECK(middle.duration == std::chrono::nanoseconds(4 * ms));
+  REQUIRE(middle.children.size() == 1);
+  const auto& leaves_run = middle.children[0];
+  CHECK(leaves_run.name == "Leaves");
+  CHECK(leaves_run.duration == std::chrono::nanoseconds(3 * ms));
+  REQUIRE(leaves_run.children.size() == 3000);
+  for (const auto& leaf : leaves_run.children) {
+    REQUIRE(leaf.name == "Leaf");
+    REQUIRE(leaf.duration == std::chrono::nanoseconds(1 * us));
+    REQUIRE(leaf.children.empty());
+  }
+  CHECK(leaves_run.children[2999].start - leaves_run.children[0].start == std::chrono::nanoseconds(2999 * us));
+  // After a grown buffer is cleared, it records from the start again.
+  timing.clear();
+  (void)passinfra::run(work("Again", clock, 1 * ms), TestIR{}, ctx);
+  CHECK(timing.render() == "Again: 1000us [1000us] (100.00%; 100.00%)\n");
+}
+
 TEST_CASE("PassTimingInstrument: zero durations print 0.00 percentages, not nan") {
   ManualClock clock;
   Timing timing(clock);

@@ -50,15 +50,17 @@
 // thread that the system gives a finished thread's identity (its TLS block)
 // continues that thread's buffer.
 //
-// Cost per pass (benchmarks/pass_timing.cpp: 100 trivial passes in a
-// Sequential, g++ -O2): about 50 instructions besides the two clock reads,
-// the core's gate and hook fan-out included -- the thread check, 64 bytes
-// written per entry (a name of up to 32 bytes is copied into the entry with
-// word loads, and a static pass's name folds to constants; longer names are
-// interned once per thread) and the nesting link; a few ns next to the
-// clock reads. No allocation in steady state: the entry array keeps its
-// capacity across clear() and exits. SteadyClock reads CLOCK_MONOTONIC
-// without the call through libstdc++; TscClock reads the time-stamp counter.
+// Cost per pass (benchmarks/dispatch_callgrind: 100 trivial passes in a
+// Sequential, g++ -O3): about 31 instructions besides the two clock reads
+// and the core's gate -- the thread check (twice), 64 bytes written per
+// entry (a name of up to 32 bytes is copied into the entry with word loads,
+// and a static pass's name folds to constants; longer names are interned
+// once per thread), the nesting link and the match at the close; a few ns
+// next to the clock reads (a SteadyClock read executes about 106
+// instructions of the vDSO here). No allocation in steady state: the entry
+// array keeps its capacity across clear() and exits. SteadyClock reads
+// CLOCK_MONOTONIC without the call through libstdc++; TscClock reads the
+// time-stamp counter.
 //
 // The instrument is movable, not copyable: hold it by std::ref in a context
 // (or by value and read it back with ctx.instruments().get<K>()).
@@ -75,6 +77,7 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -323,20 +326,22 @@ inline void store_u32(char* p, std::uint32_t v) noexcept { std::memcpy(p, &v, si
 // (names of up to 32 bytes, with overlapping word loads that read only the
 // name's own bytes) or, when longer, points at a copy interned by the
 // buffer. Copying is what makes any name safe: a pass (and its name) may
-// die right after it ran.
+// die right after it ran. An entry is running while it is on its buffer's
+// chain of open entries (TimingBuffer::open and the parents from there);
+// `end` means something only once it is off that chain.
 struct TimingEntry {
-  static constexpr std::uint64_t open_mark = ~std::uint64_t{0};  // `end` of a running pass
-  static constexpr std::uint32_t failed_bit = 0x80000000u;       // in `size`
+  static constexpr std::uint32_t failed_bit = 0x80000000u;  // in `size`
   static constexpr std::size_t inline_size = 32;
 
   std::uint64_t start;
-  std::uint64_t end;  // open_mark while the pass runs
+  std::uint64_t end;  // written when the pass ends
   const char* key;    // the name's address when opened: matches run_after_pass to it (never read)
   std::uint64_t text[4];
   std::uint32_t size;   // the name's size, | failed_bit
-  std::int32_t parent;  // the entry open around it on this thread, or -1
+  std::int32_t parent;  // entries from here back to the entry open around it (the sentinel at the top)
 
-  bool finished() const noexcept { return end != open_mark; }
+  TimingEntry* parent_entry() noexcept { return this + parent; }
+  const TimingEntry* parent_entry() const noexcept { return this + parent; }
   bool failed() const noexcept { return (size & failed_bit) != 0; }
   std::size_t name_size() const noexcept { return size & ~failed_bit; }
 
@@ -404,35 +409,72 @@ inline const void* thread_tag() noexcept {
 }
 
 // One thread's record; only that thread's hooks touch it. `entries` is a
-// plain array (size and capacity kept as counts: no division on the hot
-// path) whose capacity survives clear().
+// plain array whose capacity survives clear(); its first element is a
+// sentinel, the parent of the top-level entries, so that `open` is never
+// null: a run_after_pass with nothing open meets the sentinel, whose key no
+// name has (and were it matched, closing it would change nothing: its
+// parent is itself). Made with make(), which allocates the array.
 struct TimingBuffer {
   const void* thread = nullptr;  // thread_tag() of its thread
   unsigned index = 0;            // 1-based, in order of first use
-  std::int32_t open = -1;
-  std::size_t size = 0;
-  std::size_t capacity = 0;
+  TimingEntry* open = nullptr;   // the innermost running entry, or the sentinel
+  TimingEntry* next = nullptr;   // where the next entry goes
+  TimingEntry* limit = nullptr;  // the end of the array
   std::unique_ptr<TimingEntry[]> entries;
   std::set<std::string, std::less<>> long_names;  // names longer than TimingEntry::inline_size
 
+  // Entries are linked by offsets, which a copy to a bigger array keeps;
+  // an int32_t offset reaches 2^31 entries (128 GiB), the most it may hold.
+  static constexpr std::size_t max_entries = std::size_t{1} << 31;
+
+  static std::unique_ptr<TimingBuffer> make(const void* thread, unsigned index) {
+    auto b = std::make_unique<TimingBuffer>();
+    b->thread = thread;
+    b->index = index;
+    b->grow();
+    return b;
+  }
   void clear() noexcept {
-    size = 0;
-    open = -1;
+    next = entries.get() + 1;
+    open = entries.get();
   }
   [[gnu::noinline]] void grow() {
+    const std::size_t used = entries ? static_cast<std::size_t>(next - entries.get()) : 0;
+    const std::size_t capacity = entries ? static_cast<std::size_t>(limit - entries.get()) : 0;
     const std::size_t cap = capacity == 0 ? 256 : capacity * 2;
+    if (cap > max_entries)
+      throw std::length_error(
+          "passinfra::PassTimingInstrument: more than 2^31 pass runs recorded on one thread "
+          "without clear() or an exit_pass_ctx that discards them");
     auto bigger = std::make_unique_for_overwrite<TimingEntry[]>(cap);
-    std::copy(entries.get(), entries.get() + size, bigger.get());
+    if (entries) {
+      std::copy(entries.get(), next, bigger.get());
+      open = bigger.get() + (open - entries.get());
+    } else {
+      bigger[0] = TimingEntry{};  // the sentinel: key nullptr, size 0, parent 0 (itself)
+      open = bigger.get();
+    }
+    next = bigger.get() + (used == 0 ? 1 : used);
+    limit = bigger.get() + cap;
     entries = std::move(bigger);
-    capacity = cap;
   }
   [[gnu::noinline]] const std::string* intern(std::string_view name) {
     auto it = long_names.find(name);
     if (it == long_names.end()) it = long_names.emplace(name).first;
     return &*it;
   }
-  const TimingEntry* begin() const noexcept { return entries.get(); }
-  const TimingEntry* end() const noexcept { return entries.get() + size; }
+  const TimingEntry* sentinel() const noexcept { return entries.get(); }
+  const TimingEntry* begin() const noexcept { return entries.get() + 1; }
+  const TimingEntry* end() const noexcept { return next; }
+  std::size_t size() const noexcept { return static_cast<std::size_t>(end() - begin()); }
+
+  // running(): for each entry, whether it is on the chain of open entries.
+  std::vector<bool> running() const {
+    std::vector<bool> out(size(), false);
+    for (const TimingEntry* e = open; e != sentinel(); e = e->parent_entry())
+      out[static_cast<std::size_t>(e - begin())] = true;
+    return out;
+  }
 };
 
 // The per-thread cache for threads other than an instrument's first one.
@@ -535,8 +577,10 @@ class BasicPassTimingInstrument {
     bool any = false;
     std::uint64_t origin = 0;
     for (const auto& b : state_->buffers) {
-      for (const auto& e : *b) {
-        if (!finished(e)) continue;
+      const std::vector<bool> running = b->running();
+      for (std::size_t i = 0; i < b->size(); ++i) {
+        if (running[i]) continue;
+        const auto& e = b->begin()[i];
         if (!any || e.start < origin) origin = e.start;
         any = true;
       }
@@ -566,8 +610,6 @@ class BasicPassTimingInstrument {
     std::vector<std::unique_ptr<detail::TimingBuffer>> buffers;
   };
 
-  static bool finished(const detail::TimingEntry& e) noexcept { return e.finished(); }
-
   // The calling thread's buffer: the first thread's in one compare, the
   // others' through a thread-local cache, or found (made) under the mutex.
   detail::TimingBuffer* buffer(bool create) {
@@ -587,10 +629,7 @@ class BasicPassTimingInstrument {
     }
     if (found == nullptr) {
       if (!create) return nullptr;
-      auto made = std::make_unique<detail::TimingBuffer>();
-      made->thread = self;
-      made->index = static_cast<unsigned>(state_->buffers.size() + 1);
-      made->grow();
+      auto made = detail::TimingBuffer::make(self, static_cast<unsigned>(state_->buffers.size() + 1));
       found = made.get();
       state_->buffers.push_back(std::move(made));
     }
@@ -608,11 +647,10 @@ class BasicPassTimingInstrument {
     const std::string* interned = nullptr;
     if (name.size() > detail::TimingEntry::inline_size) [[unlikely]]
       interned = b.intern(name);
-    if (b.size == b.capacity) [[unlikely]]
+    if (b.next == b.limit) [[unlikely]]
       b.grow();
     // Nothing below throws: an entry is either fully opened or not at all.
-    const auto index = static_cast<std::int32_t>(b.size++);
-    detail::TimingEntry& e = b.entries[static_cast<std::size_t>(index)];
+    detail::TimingEntry& e = *b.next++;
     if (interned == nullptr) [[likely]] {
       e.set_text(name.data(), name.size());
     } else {
@@ -620,9 +658,8 @@ class BasicPassTimingInstrument {
     }
     e.size = static_cast<std::uint32_t>(name.size());
     e.key = name.data();
-    e.end = detail::TimingEntry::open_mark;
-    e.parent = b.open;
-    b.open = index;
+    e.parent = static_cast<std::int32_t>(b.open - &e);
+    b.open = &e;
     e.start = clock_.now();  // the last step
   }
 
@@ -635,15 +672,13 @@ class BasicPassTimingInstrument {
       b = buffer_if_any();
       if (b == nullptr) return;
     }
-    if (b->open < 0) [[unlikely]]
-      return;
-    detail::TimingEntry& e = b->entries[static_cast<std::size_t>(b->open)];
+    detail::TimingEntry& e = *b->open;  // the sentinel when nothing is open
     if (e.key != name.data() && e.name() != name) [[unlikely]]
       return;  // not the pass we opened
     e.end = end;
     if (failed) [[unlikely]]
       e.size |= detail::TimingEntry::failed_bit;
-    b->open = e.parent;
+    b->open = e.parent_entry();
   }
 
   [[gnu::noinline]] detail::TimingBuffer* buffer_if_any() noexcept {
@@ -655,20 +690,22 @@ class BasicPassTimingInstrument {
   }
 
   void append_trees(const detail::TimingBuffer& b, std::uint64_t origin, std::vector<PassProfile>& roots) const {
-    const std::size_t n = b.size;
+    const std::size_t n = b.size();
+    const detail::TimingEntry* entries = b.begin();
+    const std::vector<bool> running = b.running();
     std::vector<std::vector<std::size_t>> children(n);
     std::vector<std::size_t> tops;
     for (std::size_t i = 0; i < n; ++i) {
-      const auto& e = b.entries[i];
-      if (!finished(e)) continue;
-      if (e.parent >= 0 && finished(b.entries[static_cast<std::size_t>(e.parent)])) {
-        children[static_cast<std::size_t>(e.parent)].push_back(i);
+      if (running[i]) continue;
+      const detail::TimingEntry* parent = entries[i].parent_entry();
+      if (parent != b.sentinel() && !running[static_cast<std::size_t>(parent - entries)]) {
+        children[static_cast<std::size_t>(parent - entries)].push_back(i);
       } else {
         tops.push_back(i);  // top level, or its parent is still running (left out)
       }
     }
     auto build = [&](auto& self, std::size_t i) -> PassProfile {
-      const auto& e = b.entries[i];
+      const auto& e = entries[i];
       PassProfile p;
       p.name = e.name();
       p.start = std::chrono::nanoseconds(clock_.to_ns(e.start - origin));
