@@ -26,6 +26,24 @@
 //   <driver> --run [names]   all variants, or those whose name is listed
 //   <driver> --reps R        calls per variant (default 10)
 //   <driver> --time [names]  prints "time <name> <N> <ns per call>" per variant
+//   <driver> --steps [names] prints "steps <name> <N> <outside> <reads> <min read> <vdso>" per variant
+//
+// `--steps` (Linux x86-64) counts the instructions the CPU executes, for
+// what callgrind cannot see: valgrind does not run the vDSO, so under it a
+// clock read is glibc's wrapper and one `syscall` instruction, while on the
+// machine it is the vDSO's clock code (kvm-clock here: about 100
+// instructions and a serialising TSC read). For each variant a child
+// process calls fn once (the warm-up), then once more while the driver
+// single-steps it with ptrace. `outside` is the steps outside the [vdso]
+// mapping, `reads` the number of separate entries into it, `min read` the
+// fewest steps one entry took (-1: none) and `vdso` all steps inside it.
+// What a call executes when no clock update makes the vDSO's retry loop go
+// round again is outside + reads x M, M the fewest steps of any read
+// (benchmarks/report.sh takes the least `min read` of all variants:
+// single-stepping is slow enough that many reads see an update and retry,
+// so one variant with few reads may have no read without a retry). The few
+// instructions of the markers around the call are the same for every
+// variant and cancel in per-pass differences.
 #pragma once
 
 #include <algorithm>
@@ -47,6 +65,20 @@
 #define CALLGRIND_DUMP_STATS_AT(label) ((void)(label))
 #endif
 
+#if defined(__linux__) && defined(__x86_64__)
+#include <sys/ptrace.h>
+#include <sys/types.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cerrno>
+#include <csignal>
+#include <cstddef>
+#include <fstream>
+#include <string>
+#define PASSINFRA_BENCH_HAS_STEPS 1
+#endif
+
 // An extern "C" function callgrind can name: --toggle-collect='v_*'.
 #define PASSINFRA_BENCH_VARIANT extern "C" __attribute__((noinline))
 
@@ -60,11 +92,89 @@ struct Variant {
   void (*reset)() = nullptr;  // called before every call, outside the count
 };
 
+#ifdef PASSINFRA_BENCH_HAS_STEPS
+struct StepCount {
+  long steps = 0;      // every instruction stepped
+  long vdso = 0;       // those inside the [vdso] mapping
+  long reads = 0;      // entries into the vDSO
+  long min_read = -1;  // the fewest steps of one entry (-1: none)
+  long outside() const { return steps - vdso; }
+};
+
+// step_count(v): single-steps one call of v.fn in a child process (see --steps).
+inline bool step_count(const Variant& v, StepCount& out) {
+  const pid_t child = fork();
+  if (child < 0) return false;
+  if (child == 0) {
+    if (ptrace(PTRACE_TRACEME, 0, nullptr, nullptr) != 0) _exit(3);
+    raise(SIGSTOP);
+    if (v.reset) v.reset();
+    long sink = v.fn(1);  // warm-up, not stepped
+    if (v.reset) v.reset();
+    raise(SIGUSR1);  // stepping starts here
+    sink += v.fn(2);
+    raise(SIGUSR2);  // and ends here
+    _exit(static_cast<int>(sink & 1));
+  }
+  int status = 0;
+  auto fail = [&](const char* what) {
+    std::fprintf(stderr, "--steps %s %d: %s\n", v.name, v.passes, what);
+    kill(child, SIGKILL);
+    waitpid(child, &status, 0);
+    return false;
+  };
+  if (waitpid(child, &status, 0) != child || !WIFSTOPPED(status)) return fail("the child did not stop");
+  if (ptrace(PTRACE_CONT, child, nullptr, nullptr) != 0) return fail("ptrace(PTRACE_CONT) failed");
+  if (waitpid(child, &status, 0) != child || !WIFSTOPPED(status) || WSTOPSIG(status) != SIGUSR1)
+    return fail("no SIGUSR1 before the measured call");
+  unsigned long vdso_begin = 0, vdso_end = 0;
+  {
+    std::ifstream maps("/proc/" + std::to_string(child) + "/maps");
+    std::string line;
+    while (std::getline(maps, line)) {
+      if (line.find("[vdso]") == std::string::npos) continue;
+      vdso_begin = std::stoul(line.substr(0, line.find('-')), nullptr, 16);
+      vdso_end = std::stoul(line.substr(line.find('-') + 1), nullptr, 16);
+    }
+  }
+  StepCount c;
+  long in_read = 0;  // steps of the current vDSO entry
+  for (;;) {
+    if (ptrace(PTRACE_SINGLESTEP, child, nullptr, nullptr) != 0) return fail("ptrace(PTRACE_SINGLESTEP) failed");
+    if (waitpid(child, &status, 0) != child || !WIFSTOPPED(status)) return fail("the child ended while stepped");
+    if (WSTOPSIG(status) == SIGUSR2) break;
+    if (WSTOPSIG(status) != SIGTRAP) return fail("the child stopped with an unexpected signal");
+    errno = 0;
+    const auto rip = static_cast<unsigned long>(
+        ptrace(PTRACE_PEEKUSER, child, reinterpret_cast<void*>(offsetof(user_regs_struct, rip)), nullptr));
+    if (errno != 0) return fail("ptrace(PTRACE_PEEKUSER) failed");
+    ++c.steps;
+    // rip is the next instruction; the one just stepped was in the vDSO if
+    // this one is, or if a read was under way (its `ret` leaves it).
+    const bool inside = rip >= vdso_begin && rip < vdso_end;
+    if (inside || in_read > 0) {
+      ++c.vdso;
+      ++in_read;
+    }
+    if (inside && in_read == 1) ++c.reads;
+    if (!inside && in_read > 0) {
+      if (c.min_read < 0 || in_read < c.min_read) c.min_read = in_read;
+      in_read = 0;
+    }
+  }
+  kill(child, SIGKILL);
+  waitpid(child, &status, 0);
+  out = c;
+  return true;
+}
+#endif
+
 inline int run_variants(int argc, char** argv, const std::vector<Variant>& variants) {
   long reps = 10;
   bool list = false;
   bool run = false;
   bool time = false;
+  bool steps = false;
   std::vector<std::string_view> only;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
@@ -74,6 +184,8 @@ inline int run_variants(int argc, char** argv, const std::vector<Variant>& varia
       run = true;
     } else if (arg == "--time") {
       time = true;
+    } else if (arg == "--steps") {
+      steps = true;
     } else if (arg == "--reps" && i + 1 < argc) {
       reps = std::atol(argv[++i]);
     } else if (!arg.empty() && arg[0] != '-') {
@@ -87,10 +199,16 @@ inline int run_variants(int argc, char** argv, const std::vector<Variant>& varia
     for (const auto& v : variants) std::printf("%s\t%d\t%s\n", v.name, v.passes, v.what);
     return 0;
   }
-  if ((!run && !time) || reps < 1) {
+  if ((!run && !time && !steps) || reps < 1) {
     std::fprintf(stderr, "usage: %s --list | --run [--reps R] [variant names...]\n", argv[0]);
     return 2;
   }
+#ifndef PASSINFRA_BENCH_HAS_STEPS
+  if (steps) {
+    std::fprintf(stderr, "%s: --steps needs Linux on x86-64 (ptrace single-stepping)\n", argv[0]);
+    return 2;
+  }
+#endif
   long sink = 0;
   for (const auto& v : variants) {
     if (!only.empty()) {
@@ -98,6 +216,14 @@ inline int run_variants(int argc, char** argv, const std::vector<Variant>& varia
       for (auto name : only) wanted = wanted || name == v.name;
       if (!wanted) continue;
     }
+#ifdef PASSINFRA_BENCH_HAS_STEPS
+    if (steps) {
+      StepCount c;
+      if (!step_count(v, c)) return 1;
+      std::printf("steps %s %d %ld %ld %ld %ld\n", v.name, v.passes, c.outside(), c.reads, c.min_read, c.vdso);
+      continue;
+    }
+#endif
     if (v.reset) v.reset();
     sink += v.fn(1);  // warm-up: statics, caches and buffers
     if (time) {
