@@ -12,8 +12,9 @@
 // skips:    should_run calls not followed by that pass's run_before_pass: an
 //           instrument vetoed it. (PassStatistics itself always says run; it
 //           sees every should_run, since every instrument is asked, SPEC §3.
-//           A should_run that throws also counts as a skip, for the pass did
-//           not run.) Passes skipped by the PassEnabled gate of a Sequential
+//           A should_run that throws, or a run_before_pass of an instrument
+//           listed before this one that throws, also counts as a skip, for
+//           the pass did not run.) Passes skipped by the PassEnabled gate of a Sequential
 //           are never asked, so they are not counted: they did not take part.
 // failures: run_after_pass_failed calls: the pass started and ended with an
 //           exception -- its own body's, a nested pass's (the enclosing
