@@ -31,7 +31,7 @@
 // `--steps` (Linux x86-64) counts the instructions the CPU executes, for
 // what callgrind cannot see: valgrind does not run the vDSO, so under it a
 // clock read is glibc's wrapper and one `syscall` instruction, while on the
-// machine it is the vDSO's clock code (kvm-clock here: about 100
+// machine it is the vDSO's clock code (kvm-clock here: about 105
 // instructions and a serialising TSC read). For each variant a child
 // process calls fn once (the warm-up), then once more while the driver
 // single-steps it with ptrace. `outside` is the steps outside the [vdso]
@@ -117,16 +117,29 @@ inline bool step_count(const Variant& v, StepCount& out) {
     _exit(static_cast<int>(sink & 1));
   }
   int status = 0;
+  bool reaped = false;  // waitpid saw the child end: its pid is no longer ours to signal
+  auto wait_stop = [&] {
+    if (waitpid(child, &status, 0) != child) return false;
+    if (WIFEXITED(status) || WIFSIGNALED(status)) reaped = true;
+    return WIFSTOPPED(status);
+  };
   auto fail = [&](const char* what) {
     std::fprintf(stderr, "--steps %s %d: %s\n", v.name, v.passes, what);
-    kill(child, SIGKILL);
-    waitpid(child, &status, 0);
+    if (!reaped) {
+      kill(child, SIGKILL);
+      waitpid(child, &status, 0);
+    }
     return false;
   };
-  if (waitpid(child, &status, 0) != child || !WIFSTOPPED(status)) return fail("the child did not stop");
+  auto next_instruction = [&](unsigned long& rip) {
+    errno = 0;
+    rip = static_cast<unsigned long>(
+        ptrace(PTRACE_PEEKUSER, child, reinterpret_cast<void*>(offsetof(user_regs_struct, rip)), nullptr));
+    return errno == 0;
+  };
+  if (!wait_stop()) return fail("the child did not stop (ptrace not allowed?)");
   if (ptrace(PTRACE_CONT, child, nullptr, nullptr) != 0) return fail("ptrace(PTRACE_CONT) failed");
-  if (waitpid(child, &status, 0) != child || !WIFSTOPPED(status) || WSTOPSIG(status) != SIGUSR1)
-    return fail("no SIGUSR1 before the measured call");
+  if (!wait_stop() || WSTOPSIG(status) != SIGUSR1) return fail("no SIGUSR1 before the measured call");
   unsigned long vdso_begin = 0, vdso_end = 0;
   {
     std::ifstream maps("/proc/" + std::to_string(child) + "/maps");
@@ -139,29 +152,27 @@ inline bool step_count(const Variant& v, StepCount& out) {
   }
   StepCount c;
   long in_read = 0;  // steps of the current vDSO entry
+  auto end_read = [&] {
+    if (in_read > 0 && (c.min_read < 0 || in_read < c.min_read)) c.min_read = in_read;
+    in_read = 0;
+  };
+  unsigned long at = 0;  // the instruction the next step executes
+  if (!next_instruction(at)) return fail("ptrace(PTRACE_PEEKUSER) failed");
   for (;;) {
     if (ptrace(PTRACE_SINGLESTEP, child, nullptr, nullptr) != 0) return fail("ptrace(PTRACE_SINGLESTEP) failed");
-    if (waitpid(child, &status, 0) != child || !WIFSTOPPED(status)) return fail("the child ended while stepped");
+    if (!wait_stop()) return fail("the child ended while stepped");
     if (WSTOPSIG(status) == SIGUSR2) break;
     if (WSTOPSIG(status) != SIGTRAP) return fail("the child stopped with an unexpected signal");
-    errno = 0;
-    const auto rip = static_cast<unsigned long>(
-        ptrace(PTRACE_PEEKUSER, child, reinterpret_cast<void*>(offsetof(user_regs_struct, rip)), nullptr));
-    if (errno != 0) return fail("ptrace(PTRACE_PEEKUSER) failed");
     ++c.steps;
-    // rip is the next instruction; the one just stepped was in the vDSO if
-    // this one is, or if a read was under way (its `ret` leaves it).
-    const bool inside = rip >= vdso_begin && rip < vdso_end;
-    if (inside || in_read > 0) {
+    if (at >= vdso_begin && at < vdso_end) {  // the step just taken executed a vDSO instruction
+      if (in_read++ == 0) ++c.reads;
       ++c.vdso;
-      ++in_read;
+    } else {
+      end_read();  // (the `call` into the vDSO is glibc's: counted outside)
     }
-    if (inside && in_read == 1) ++c.reads;
-    if (!inside && in_read > 0) {
-      if (c.min_read < 0 || in_read < c.min_read) c.min_read = in_read;
-      in_read = 0;
-    }
+    if (!next_instruction(at)) return fail("ptrace(PTRACE_PEEKUSER) failed");
   }
+  end_read();
   kill(child, SIGKILL);
   waitpid(child, &status, 0);
   out = c;

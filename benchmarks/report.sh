@@ -188,7 +188,11 @@ awk '
   function have(a) { return (a in ir) }
   function fmt_ratio(x) { return sprintf("%.2f", x) }
   function row(label, a, b, target, limit,    r, r10, t, met) {
-    if (!have(a) || !have(b) || ir[b] == 0) return
+    if (!have(a) || !have(b) || ir[b] == 0) {
+      # A target without its measurement says so rather than vanish.
+      if (limit != "") printf "| %s | %s / %s | not measured | | | %s | **not measured** |\n", label, a, b, target
+      return
+    }
     r = ir[a] / ir[b]
     r10 = ir10[b] > 0 ? fmt_ratio(ir10[a] / ir10[b]) : "-"
     t = (ns[a] != "-" && ns[b] != "-" && ns[b] > 0) ? fmt_ratio(ns[a] / ns[b]) : "-"
@@ -196,7 +200,10 @@ awk '
     printf "| %s | %s / %s | %s | %s | %s | %s | %s |\n", label, a, b, fmt_ratio(r), r10, t, target, met
   }
   function absolute(label, a, target, limit,    met) {
-    if (!have(a)) return
+    if (!have(a)) {
+      printf "| %s | %s | not measured | | | %s | **not measured** |\n", label, a, target
+      return
+    }
     met = ir[a] <= limit + 1e-9 ? "yes" : "**no**"
     printf "| %s | %s | %.1f Ir | %.1f Ir | %s | %s | %s |\n", label, a, ir[a], ir10[a], (ns[a] != "-" ? sprintf("%.1f ns", ns[a]) : "-"), target, met
   }

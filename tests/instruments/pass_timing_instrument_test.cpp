@@ -299,7 +299,8 @@ TEST_CASE("PassTimingInstrument: a run_after_pass with nothing open, or not for 
   clock.advance(1 * ms);
   timing.run_before_pass(ir, PassInfo{"", 0});
   clock.advance(2 * ms);
-  timing.run_after_pass(ir, PassInfo{"Other", 0});  // not the innermost open pass: ignored
+  timing.run_after_pass(ir, PassInfo{"Other", 0});              // not the innermost open pass: ignored
+  timing.run_after_pass_failed(PassInfo{"Other", 0}, nullptr);  // ignored too: "" does not fail
   timing.run_after_pass(ir, PassInfo{"", 0});
   timing.run_after_pass(ir, PassInfo{"", 0});  // Outer is open, not "": ignored
   clock.advance(1 * ms);

@@ -56,7 +56,7 @@
 // entry (a name of up to 32 bytes is copied into the entry with word loads,
 // and a static pass's name folds to constants; longer names are interned
 // once per thread), the nesting link and the match at the close; a few ns
-// next to the clock reads (a SteadyClock read executes about 106
+// next to the clock reads (a SteadyClock read executes about 105
 // instructions of the vDSO here). No allocation in steady state: the entry
 // array keeps its capacity across clear() and exits. SteadyClock reads
 // CLOCK_MONOTONIC without the call through libstdc++; TscClock reads the
@@ -411,9 +411,11 @@ inline const void* thread_tag() noexcept {
 // One thread's record; only that thread's hooks touch it. `entries` is a
 // plain array whose capacity survives clear(); its first element is a
 // sentinel, the parent of the top-level entries, so that `open` is never
-// null: a run_after_pass with nothing open meets the sentinel, whose key no
-// name has (and were it matched, closing it would change nothing: its
-// parent is itself). Made with make(), which allocates the array.
+// null: a run_after_pass with nothing open meets the sentinel. Its key is
+// null and its name empty, so a pass named "" matches it; closing it then
+// writes its `end` and failed bit, which no reader looks at, and leaves
+// `open` where it was (its parent is itself). Made with make(), which
+// allocates the array.
 struct TimingBuffer {
   const void* thread = nullptr;  // thread_tag() of its thread
   unsigned index = 0;            // 1-based, in order of first use
@@ -444,8 +446,8 @@ struct TimingBuffer {
     const std::size_t cap = capacity == 0 ? 256 : capacity * 2;
     if (cap > max_entries)
       throw std::length_error(
-          "passinfra::PassTimingInstrument: more than 2^31 pass runs recorded on one thread "
-          "without clear() or an exit_pass_ctx that discards them");
+          "passinfra::PassTimingInstrument: 2^31 - 1 pass runs recorded on one thread without clear() or "
+          "an exit_pass_ctx that discards them; no room for more");
     auto bigger = std::make_unique_for_overwrite<TimingEntry[]>(cap);
     if (entries) {
       std::copy(entries.get(), next, bigger.get());
