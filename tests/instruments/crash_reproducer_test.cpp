@@ -13,6 +13,7 @@
 #include <passinfra/instruments/crash_reproducer.hpp>
 
 #include "support/generic_instruments.hpp"
+#include "support/instrument_layers.hpp"
 #include "support/recorder.hpp"
 #include "support/text_ir.hpp"
 
@@ -21,18 +22,20 @@ using passinfra::CrashReport;
 using passinfra::CrashReproducer;
 
 namespace {
-// Lowering introduces a division by zero; Fold crashes on it.
+// Lowering introduces a division by zero; Fold crashes on it. Built by layer L.
+template <class L = OnStatic<TextIR>>
 auto crashing_pipeline() {
-  return passinfra::Sequential{append_pass("Append", "a = 1"), append_pass("Lower", "x = div 0"),
-                               crash_if_pass("Fold", "x = div 0"), append_pass("Never", "never")};
+  return L::seq(append_pass("Append", "a = 1"), append_pass("Lower", "x = div 0"), crash_if_pass("Fold", "x = div 0"),
+                append_pass("Never", "never"));
 }
 }  // namespace
 
-TEST_CASE("CrashReproducer: reports the failing pass with its input; fed back, that input fails again") {
+TEST_CASE_TEMPLATE("CrashReproducer: reports the failing pass with its input; fed back, that input fails again", L,
+                   PITEST_INSTRUMENT_LAYERS(TextIR)) {
   std::ostringstream out;
   CrashReproducer reproducer(out, {.pipeline = "Append,Lower,Fold,Never"});
-  auto ctx = passinfra::make_pass_context<TextIR>({}, std::ref(reproducer));
-  CHECK_THROWS_AS((void)passinfra::run(crashing_pipeline(), text_ir({"entry"}), ctx), TestError);
+  auto ctx = L::context({}, reproducer);
+  CHECK_THROWS_AS((void)passinfra::run(crashing_pipeline<L>(), text_ir({"entry"}), ctx), TestError);
 
   CHECK(out.str() ==
         "// passinfra crash reproducer\n"

@@ -10,17 +10,19 @@
 #include <passinfra/core.hpp>
 #include <passinfra/instruments/pass_bisect.hpp>
 
+#include "support/instrument_layers.hpp"
 #include "support/recorder.hpp"
 #include "support/text_ir.hpp"
 
 using namespace pitest;
 using passinfra::PassBisect;
 
-TEST_CASE("PassBisect: runs passes 1..limit, skips the rest, and says so") {
+TEST_CASE_TEMPLATE("PassBisect: runs passes 1..limit, skips the rest, and says so", L,
+                   PITEST_INSTRUMENT_LAYERS(TextIR)) {
   std::ostringstream out;
   PassBisect bisect(2, out);
-  auto ctx = passinfra::make_pass_context<TextIR>({}, std::ref(bisect));
-  passinfra::Sequential seq{append_pass("A", "a"), append_pass("B", "b"), append_pass("C", "c")};
+  auto ctx = L::context({}, bisect);
+  auto seq = L::seq(append_pass("A", "a"), append_pass("B", "b"), append_pass("C", "c"));
   TextIR result = passinfra::run(seq, text_ir({}), ctx);
   CHECK(result == text_ir({"a"}));
   CHECK(out.str() ==
@@ -51,11 +53,12 @@ TEST_CASE("PassBisect: limit 0 skips everything; no_limit runs everything and co
   }
 }
 
-TEST_CASE("PassBisect: names in required_pass are never asked, so they run and take no number") {
+TEST_CASE_TEMPLATE("PassBisect: names in required_pass are never asked, so they run and take no number", L,
+                   PITEST_INSTRUMENT_LAYERS(TextIR)) {
   std::ostringstream out;
   PassBisect bisect(2, out);
-  auto ctx = passinfra::make_pass_context<TextIR>({.required_pass = {"Must"}}, std::ref(bisect));
-  passinfra::Sequential seq{append_pass("A", "a"), append_pass("Must", "m"), append_pass("C", "c")};
+  auto ctx = L::context({.required_pass = {"Must"}}, bisect);
+  auto seq = L::seq(append_pass("A", "a"), append_pass("Must", "m"), append_pass("C", "c"));
   CHECK(passinfra::run(seq, text_ir({}), ctx) == text_ir({"a", "m"}));
   CHECK(out.str() ==
         "BISECT: running pass (1) sequential\n"

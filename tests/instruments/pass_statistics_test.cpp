@@ -9,6 +9,7 @@
 #include <passinfra/instruments/pass_statistics.hpp>
 
 #include "support/generic_instruments.hpp"
+#include "support/instrument_layers.hpp"
 #include "support/recorder.hpp"
 #include "support/text_ir.hpp"
 
@@ -16,11 +17,13 @@ using namespace pitest;
 using passinfra::PassCounts;
 using passinfra::PassStatistics;
 
-TEST_CASE("PassStatistics: runs, skips and failures per name, in first-seen order") {
+TEST_CASE_TEMPLATE("PassStatistics: runs, skips and failures per name, in first-seen order", L,
+                   PITEST_INSTRUMENT_LAYERS(TextIR)) {
   PassStatistics stats;
-  auto ctx = passinfra::make_pass_context<TextIR>({.required_pass = {"Must"}}, std::ref(stats), VetoNames{{"Vetoed"}});
-  passinfra::Sequential seq{append_pass("A", "a"), append_pass("Vetoed", "v"), append_pass("Must", "m"),
-                            append_pass("A", "a2")};
+  VetoNames veto{{"Vetoed"}};
+  auto ctx = L::context({.required_pass = {"Must"}}, stats, veto);
+  auto seq =
+      L::seq(append_pass("A", "a"), append_pass("Vetoed", "v"), append_pass("Must", "m"), append_pass("A", "a2"));
   (void)passinfra::run(seq, text_ir({}), ctx);
   (void)passinfra::run(seq, text_ir({}), ctx);
   CHECK_THROWS((void)passinfra::run(crash_if_pass("Crash", "x"), text_ir({"x"}), ctx));
@@ -64,4 +67,14 @@ TEST_CASE("PassStatistics: passes the PassEnabled gate skips are not counted; re
   stats.reset();
   CHECK(stats.rows().empty());
   CHECK(stats.table() == "Pass statistics:\n      Runs     Skips  Failures  Name\n");
+}
+
+TEST_CASE_TEMPLATE("PassStatistics: an instrument listed before it throws in run_before_pass -- a skip", L,
+                   PITEST_INSTRUMENT_LAYERS(TextIR)) {
+  PassStatistics stats;
+  ThrowAt thrower{At::before, "A"};
+  auto ctx = L::context({}, thrower, stats);
+  CHECK_THROWS_AS((void)passinfra::run(L::seq(append_pass("A", "a")), text_ir({}), ctx), TestError);
+  CHECK(stats.counts("A") == PassCounts{0, 1, 0});  // asked, never started
+  CHECK(stats.counts("sequential") == PassCounts{1, 0, 1});
 }

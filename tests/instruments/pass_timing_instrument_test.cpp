@@ -13,6 +13,7 @@
 #include <passinfra/core.hpp>
 #include <passinfra/instruments/pass_timing_instrument.hpp>
 
+#include "support/instrument_layers.hpp"
 #include "support/mini_json.hpp"
 #include "support/recorder.hpp"
 #include "support/test_ir.hpp"
@@ -75,10 +76,11 @@ constexpr std::int64_t ms = 1000 * us;
 
 }  // namespace
 
-TEST_CASE("PassTimingInstrument: render() gives SPEC 6's example to the digit") {
+TEST_CASE_TEMPLATE("PassTimingInstrument: render() gives SPEC 6's example to the digit", L,
+                   PITEST_INSTRUMENT_LAYERS(TestIR)) {
   ManualClock clock;
   Timing timing(clock);
-  auto ctx = passinfra::make_pass_context<TestIR>({}, std::ref(timing));
+  auto ctx = L::context({}, timing);
   // Nanosecond values chosen so that every rounded figure of the example comes out.
   auto infer_top = work("InferType", clock, 4339600);
   auto fold_scale_axis =
@@ -110,10 +112,11 @@ TEST_CASE("PassTimingInstrument: nesting through Sequential, its required passes
         "\t\tC: 250us [250us] (6.67%; 100.00%)\n");
 }
 
-TEST_CASE("PassTimingInstrument: a nested run() inside a body nests; self excludes children") {
+TEST_CASE_TEMPLATE("PassTimingInstrument: a nested run() inside a body nests; self excludes children", L,
+                   PITEST_INSTRUMENT_LAYERS(TestIR)) {
   ManualClock clock;
   Timing timing(clock);
-  auto ctx = passinfra::make_pass_context<TestIR>({}, std::ref(timing));
+  auto ctx = L::context({}, timing);
   auto outer = wrap("Outer", clock, 300 * us, work("Inner", clock, 600 * us), 100 * us);
   (void)passinfra::run(outer, TestIR{}, ctx);
   (void)passinfra::run(work("Next", clock, 1 * ms), TestIR{}, ctx);
@@ -213,11 +216,12 @@ TEST_CASE("PassTimingInstrument: render() from inside a pass leaves running pass
         "\tDone: 1000us [1000us] (50.00%; 50.00%)\n");
 }
 
-TEST_CASE("PassTimingInstrument: a throwing pass leaves no open entry; failed runs are closed and marked") {
+TEST_CASE_TEMPLATE("PassTimingInstrument: a throwing pass leaves no open entry; failed runs are closed and marked", L,
+                   PITEST_INSTRUMENT_LAYERS(TestIR)) {
   ManualClock clock;
   Timing timing(clock);
-  auto ctx = passinfra::make_pass_context<TestIR>({}, std::ref(timing));
-  passinfra::Sequential seq{work("A", clock, 1 * ms), crash("Boom", clock, 2 * ms), work("B", clock, 4 * ms)};
+  auto ctx = L::context({}, timing);
+  auto seq = L::seq(work("A", clock, 1 * ms), crash("Boom", clock, 2 * ms), work("B", clock, 4 * ms));
   CHECK_THROWS_AS((void)passinfra::run(seq, TestIR{}, ctx), TestError);
   (void)passinfra::run(work("Later", clock, 1 * ms), TestIR{}, ctx);  // top level, not under the failed ones
   CHECK(timing.render() ==
@@ -228,6 +232,7 @@ TEST_CASE("PassTimingInstrument: a throwing pass leaves no open entry; failed ru
   const auto tree = timing.profile();
   REQUIRE(tree.size() == 2);
   CHECK(tree[0].failed);
+  REQUIRE(tree[0].children.size() == 2);
   CHECK_FALSE(tree[0].children[0].failed);
   CHECK(tree[0].children[1].failed);
   CHECK_FALSE(tree[1].failed);

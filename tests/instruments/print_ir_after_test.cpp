@@ -8,16 +8,18 @@
 #include <passinfra/core.hpp>
 #include <passinfra/instruments/print_ir_after.hpp>
 
+#include "support/instrument_layers.hpp"
 #include "support/recorder.hpp"
 #include "support/text_ir.hpp"
 
 using namespace pitest;
 
-TEST_CASE("PrintIRAfter: prints the output of every pass, innermost first, to a stream") {
+TEST_CASE_TEMPLATE("PrintIRAfter: prints the output of every pass, innermost first, to a stream", L,
+                   PITEST_INSTRUMENT_LAYERS(TextIR)) {
   std::ostringstream out;
   passinfra::PrintIRAfter print(out);
-  auto ctx = passinfra::make_pass_context<TextIR>({}, std::ref(print));
-  passinfra::Sequential seq{append_pass("A", "a = 1"), replace_pass("B", "a = 1", "a = 2")};
+  auto ctx = L::context({}, print);
+  auto seq = L::seq(append_pass("A", "a = 1"), replace_pass("B", "a = 1", "a = 2"));
   (void)passinfra::run(seq, text_ir({}), ctx);
   CHECK(out.str() ==
         "After Running Pass: A\n"

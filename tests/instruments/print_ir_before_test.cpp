@@ -9,16 +9,18 @@
 #include <passinfra/instruments/print_ir_before.hpp>
 
 #include "support/generic_instruments.hpp"
+#include "support/instrument_layers.hpp"
 #include "support/recorder.hpp"
 #include "support/text_ir.hpp"
 
 using namespace pitest;
 
-TEST_CASE("PrintIRBefore: prints the input of every pass, nested ones included, to a stream") {
+TEST_CASE_TEMPLATE("PrintIRBefore: prints the input of every pass, nested ones included, to a stream", L,
+                   PITEST_INSTRUMENT_LAYERS(TextIR)) {
   std::ostringstream out;
   passinfra::PrintIRBefore print(out);
-  auto ctx = passinfra::make_pass_context<TextIR>({}, std::ref(print));
-  passinfra::Sequential seq{append_pass("A", "a = 1"), append_pass("B", "b = 2")};
+  auto ctx = L::context({}, print);
+  auto seq = L::seq(append_pass("A", "a = 1"), append_pass("B", "b = 2"));
   TextIR result = passinfra::run(seq, text_ir({"x = 0"}), ctx);
   CHECK(result == text_ir({"x = 0", "a = 1", "b = 2"}));
   CHECK(out.str() ==
@@ -32,11 +34,11 @@ TEST_CASE("PrintIRBefore: prints the input of every pass, nested ones included, 
   CHECK(print.printed() == 3);
 }
 
-TEST_CASE("PrintIRBefore: a name filter prints only the listed passes") {
+TEST_CASE_TEMPLATE("PrintIRBefore: a name filter prints only the listed passes", L, PITEST_INSTRUMENT_LAYERS(TextIR)) {
   std::ostringstream out;
   passinfra::PrintIRBefore print({"B"}, out);
-  auto ctx = passinfra::make_pass_context<TextIR>({}, std::ref(print));
-  passinfra::Sequential seq{append_pass("A", "a = 1"), append_pass("B", "b = 2")};
+  auto ctx = L::context({}, print);
+  auto seq = L::seq(append_pass("A", "a = 1"), append_pass("B", "b = 2"));
   (void)passinfra::run(seq, text_ir({}), ctx);
   CHECK(out.str() == "Before Running Pass: B\na = 1\n");
   CHECK(print.filter().names() == std::vector<std::string>{"B"});

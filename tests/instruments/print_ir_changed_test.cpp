@@ -8,16 +8,18 @@
 #include <passinfra/core.hpp>
 #include <passinfra/instruments/print_ir_changed.hpp>
 
+#include "support/instrument_layers.hpp"
 #include "support/recorder.hpp"
 #include "support/text_ir.hpp"
 
 using namespace pitest;
 
-TEST_CASE("PrintIRChanged: only passes that changed the printed IR are printed") {
+TEST_CASE_TEMPLATE("PrintIRChanged: only passes that changed the printed IR are printed", L,
+                   PITEST_INSTRUMENT_LAYERS(TextIR)) {
   std::ostringstream out;
   passinfra::PrintIRChanged print(out);
-  auto ctx = passinfra::make_pass_context<TextIR>({}, std::ref(print));
-  passinfra::Sequential seq{identity_pass("Same"), append_pass("Grow", "b = 2"), identity_pass("Same2")};
+  auto ctx = L::context({}, print);
+  auto seq = L::seq(identity_pass("Same"), append_pass("Grow", "b = 2"), identity_pass("Same2"));
   (void)passinfra::run(seq, text_ir({"a = 1"}), ctx);
   CHECK(out.str() ==
         "After Running Pass: Grow\n"
@@ -29,10 +31,11 @@ TEST_CASE("PrintIRChanged: only passes that changed the printed IR are printed")
   CHECK(print.printed() == 2);
 }
 
-TEST_CASE("PrintIRChanged: with diff, a unified diff against the pass's input") {
+TEST_CASE_TEMPLATE("PrintIRChanged: with diff, a unified diff against the pass's input", L,
+                   PITEST_INSTRUMENT_LAYERS(TextIR)) {
   std::ostringstream out;
   passinfra::PrintIRChanged print({"Fold"}, out, {.diff = true, .context = 1});
-  auto ctx = passinfra::make_pass_context<TextIR>({}, std::ref(print));
+  auto ctx = L::context({}, print);
   auto fold = replace_pass("Fold", "c = add a, b", "c = 3");
   (void)passinfra::run(fold, text_ir({"a = 1", "b = 2", "c = add a, b", "d = mul c, c", "ret d"}), ctx);
   CHECK(out.str() ==

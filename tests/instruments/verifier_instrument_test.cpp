@@ -10,6 +10,7 @@
 #include <passinfra/instruments/verifier_instrument.hpp>
 
 #include "support/generic_instruments.hpp"
+#include "support/instrument_layers.hpp"
 #include "support/recorder.hpp"
 #include "support/text_ir.hpp"
 
@@ -27,16 +28,18 @@ std::optional<std::string> explain(const TextIR& ir) {
   }
   return std::nullopt;
 }
+template <class L = OnStatic<TextIR>>
 auto pipeline() {
-  return passinfra::Sequential{append_pass("A", "a"), append_pass("Break", "invalid"), append_pass("C", "c")};
+  return L::seq(append_pass("A", "a"), append_pass("Break", "invalid"), append_pass("C", "c"));
 }
 }  // namespace
 
-TEST_CASE("VerifierInstrument: a bool verifier; the error names the pass that broke the IR") {
+TEST_CASE_TEMPLATE("VerifierInstrument: a bool verifier; the error names the pass that broke the IR", L,
+                   PITEST_INSTRUMENT_LAYERS(TextIR)) {
   VerifierInstrument verifier(no_invalid_line);
-  auto ctx = passinfra::make_pass_context<TextIR>({}, std::ref(verifier));
+  auto ctx = L::context({}, verifier);
   try {
-    (void)passinfra::run(pipeline(), text_ir({}), ctx);
+    (void)passinfra::run(pipeline<L>(), text_ir({}), ctx);
     FAIL("no error");
   } catch (const VerificationError& e) {
     CHECK(std::string(e.what()) == "passinfra: verifier failed after pass 'Break'");
