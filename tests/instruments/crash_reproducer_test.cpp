@@ -13,7 +13,7 @@
 #include <passinfra/instruments/crash_reproducer.hpp>
 
 #include "support/generic_instruments.hpp"
-#include "support/instrument_layers.hpp"
+#include "support/layers.hpp"
 #include "support/recorder.hpp"
 #include "support/text_ir.hpp"
 
@@ -23,7 +23,7 @@ using passinfra::CrashReproducer;
 
 namespace {
 // Lowering introduces a division by zero; Fold crashes on it. Built by layer L.
-template <class L = OnStatic<TextIR>>
+template <class L = StaticLayerOf<TextIR>>
 auto crashing_pipeline() {
   return L::seq(append_pass("Append", "a = 1"), append_pass("Lower", "x = div 0"), crash_if_pass("Fold", "x = div 0"),
                 append_pass("Never", "never"));

@@ -10,7 +10,7 @@
 #include <passinfra/core.hpp>
 #include <passinfra/instruments/pass_bisect.hpp>
 
-#include "support/instrument_layers.hpp"
+#include "support/layers.hpp"
 #include "support/recorder.hpp"
 #include "support/text_ir.hpp"
 

@@ -13,7 +13,7 @@
 #include <passinfra/core.hpp>
 #include <passinfra/instruments/pass_timing_instrument.hpp>
 
-#include "support/instrument_layers.hpp"
+#include "support/layers.hpp"
 #include "support/mini_json.hpp"
 #include "support/recorder.hpp"
 #include "support/test_ir.hpp"

@@ -9,7 +9,7 @@
 #include <passinfra/instruments/print_ir_before.hpp>
 
 #include "support/generic_instruments.hpp"
-#include "support/instrument_layers.hpp"
+#include "support/layers.hpp"
 #include "support/recorder.hpp"
 #include "support/text_ir.hpp"
 

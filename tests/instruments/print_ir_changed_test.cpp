@@ -8,7 +8,7 @@
 #include <passinfra/core.hpp>
 #include <passinfra/instruments/print_ir_changed.hpp>
 
-#include "support/instrument_layers.hpp"
+#include "support/layers.hpp"
 #include "support/recorder.hpp"
 #include "support/text_ir.hpp"
 

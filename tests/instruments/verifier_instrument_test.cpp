@@ -10,7 +10,7 @@
 #include <passinfra/instruments/verifier_instrument.hpp>
 
 #include "support/generic_instruments.hpp"
-#include "support/instrument_layers.hpp"
+#include "support/layers.hpp"
 #include "support/recorder.hpp"
 #include "support/text_ir.hpp"
 
@@ -28,7 +28,7 @@ std::optional<std::string> explain(const TextIR& ir) {
   }
   return std::nullopt;
 }
-template <class L = OnStatic<TextIR>>
+template <class L = StaticLayerOf<TextIR>>
 auto pipeline() {
   return L::seq(append_pass("A", "a"), append_pass("Break", "invalid"), append_pass("C", "c"));
 }

@@ -578,16 +578,18 @@ class BasicPassTimingInstrument {
     std::lock_guard lock(state_->mutex);
     bool any = false;
     std::uint64_t origin = 0;
+    std::vector<std::vector<bool>> running;  // per buffer, per entry
+    running.reserve(state_->buffers.size());
     for (const auto& b : state_->buffers) {
-      const std::vector<bool> running = b->running();
+      running.push_back(b->running());
       for (std::size_t i = 0; i < b->size(); ++i) {
-        if (running[i]) continue;
+        if (running.back()[i]) continue;
         const auto& e = b->begin()[i];
         if (!any || e.start < origin) origin = e.start;
         any = true;
       }
     }
-    for (const auto& b : state_->buffers) append_trees(*b, origin, roots);
+    for (std::size_t k = 0; k < running.size(); ++k) append_trees(*state_->buffers[k], running[k], origin, roots);
     return roots;
   }
 
@@ -691,10 +693,10 @@ class BasicPassTimingInstrument {
     }
   }
 
-  void append_trees(const detail::TimingBuffer& b, std::uint64_t origin, std::vector<PassProfile>& roots) const {
+  void append_trees(const detail::TimingBuffer& b, const std::vector<bool>& running, std::uint64_t origin,
+                    std::vector<PassProfile>& roots) const {
     const std::size_t n = b.size();
     const detail::TimingEntry* entries = b.begin();
-    const std::vector<bool> running = b.running();
     std::vector<std::vector<std::size_t>> children(n);
     std::vector<std::size_t> tops;
     for (std::size_t i = 0; i < n; ++i) {
