@@ -94,11 +94,10 @@ struct Variant {
 
 #ifdef PASSINFRA_BENCH_HAS_STEPS
 struct StepCount {
-  long steps = 0;      // every instruction stepped
-  long vdso = 0;       // those inside the [vdso] mapping
+  long outside = 0;    // instructions stepped outside the [vdso] mapping
+  long vdso = 0;       // those inside it
   long reads = 0;      // entries into the vDSO
   long min_read = -1;  // the fewest steps of one entry (-1: none)
-  long outside() const { return steps - vdso; }
 };
 
 // step_count(v): single-steps one call of v.fn in a child process (see --steps).
@@ -163,12 +162,12 @@ inline bool step_count(const Variant& v, StepCount& out) {
     if (!wait_stop()) return fail("the child ended while stepped");
     if (WSTOPSIG(status) == SIGUSR2) break;
     if (WSTOPSIG(status) != SIGTRAP) return fail("the child stopped with an unexpected signal");
-    ++c.steps;
     if (at >= vdso_begin && at < vdso_end) {  // the step just taken executed a vDSO instruction
       if (in_read++ == 0) ++c.reads;
       ++c.vdso;
     } else {
-      end_read();  // (the `call` into the vDSO is glibc's: counted outside)
+      ++c.outside;  // (the `call` into the vDSO is glibc's)
+      end_read();
     }
     if (!next_instruction(at)) return fail("ptrace(PTRACE_PEEKUSER) failed");
   }
@@ -231,7 +230,7 @@ inline int run_variants(int argc, char** argv, const std::vector<Variant>& varia
     if (steps) {
       StepCount c;
       if (!step_count(v, c)) return 1;
-      std::printf("steps %s %d %ld %ld %ld %ld\n", v.name, v.passes, c.outside(), c.reads, c.min_read, c.vdso);
+      std::printf("steps %s %d %ld %ld %ld %ld\n", v.name, v.passes, c.outside, c.reads, c.min_read, c.vdso);
       continue;
     }
 #endif
