@@ -3,6 +3,7 @@
 # packages passinfra builds with are installed. Every Makefile target runs it first.
 #
 #   packages:  g++ cmake make libboost1.81-dev doctest-dev libbenchmark-dev
+#              pkg-config (the consumer test builds with its flags)
 #              (+ clang-16 with --clang, clang-format-16 with --format,
 #               clang-tidy-16 with --tidy)
 #   nothing missing      -> exit 0, silently
@@ -23,7 +24,7 @@ set -euo pipefail
 
 usage() { echo "usage: scripts/deps.sh [--clang] [--format] [--tidy]" >&2; exit 2; }
 
-packages=(g++ cmake make libboost1.81-dev doctest-dev libbenchmark-dev)
+packages=(g++ cmake make libboost1.81-dev doctest-dev libbenchmark-dev pkg-config)
 for arg in "$@"; do
   case "$arg" in
     --clang) packages+=(clang-16) ;;
