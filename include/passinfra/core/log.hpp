@@ -6,7 +6,7 @@
 // ScopedLogSink                          RAII: install a sink, restore the old one
 //
 // The default sink writes WARNING and above to stderr and drops INFO and
-// DEBUG. The messages that SPEC.md quotes (instrument failures, timing) are
+// DEBUG. The messages that docs/spec.md quotes (instrument failures, timing) are
 // part of the contract and go through here verbatim, one message per call,
 // without a trailing newline.
 #pragma once
