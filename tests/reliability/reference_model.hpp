@@ -1,15 +1,15 @@
-// tests/reliability/reference_model.hpp — a plain, independent model of SPEC.md §2–§5.
+// tests/reliability/reference_model.hpp — a plain, independent model of docs/spec.md §2–§5.
 //
 // refmodel::Scenario          a pipeline tree, contexts, instruments, a mode and a fault plan
-// refmodel::Outcome           what SPEC.md says happens: events, the escaping fault, the
+// refmodel::Outcome           what docs/spec.md says happens: events, the escaping fault, the
 //                             instruments each context holds afterwards, the §5 log lines,
 //                             the IR trail, and which context is current() afterwards
 // refmodel::run_model(s)      the SPEC's answer for a scenario
 // refmodel::describe(s)       the scenario as readable text (printed when a check fails)
 // refmodel::generate(rng, options)   a random scenario (free form)
 //
-// This file is written from the text of SPEC.md (and, for passinfra's sixth hook
-// run_after_pass_failed, from the one paragraph of DESIGN.md that defines it),
+// This file is written from the text of docs/spec.md (and, for passinfra's sixth hook
+// run_after_pass_failed, from the paragraph of its §5 that defines it),
 // not from the implementation: it shares no code with include/passinfra and is
 // deliberately naive -- every rule is one visible statement, and the model's
 // own exceptions (ModelThrow) play the exceptions of the scenario.
@@ -414,7 +414,7 @@ class Model {
     }
     if (!go) return;  // 2. skipped: the input unchanged, nothing else
     // 1b. before hooks; 3. the body; 4. after hooks -- no catch in this sequence.
-    // (passinfra's run_after_pass_failed -- DESIGN.md: on each instrument whose
+    // (passinfra's run_after_pass_failed -- docs/spec.md §5: on each instrument whose
     // run_before_pass returned and whose run_after_pass was not started, in
     // list order, when the body or a later hook throws; its own throws are
     // logged and dropped.)
