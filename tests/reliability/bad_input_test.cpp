@@ -1,6 +1,6 @@
 // Bad input: every error path of core/ and dynamic/ in one table. Each entry
 // must throw passinfra::Error whose message names the input and says what was
-// expected, and must leave everything as SPEC.md says: current() unchanged, no
+// expected, and must leave everything as docs/spec.md says: current() unchanged, no
 // hook of any instrument called (neither of the contexts in use nor of the
 // instruments handed to the failing call), nothing logged, the registries
 // unchanged. Every entry is tried three times: with no context entered, inside
