@@ -29,7 +29,11 @@
 #     (lines that are neither blank nor only a // comment);
 #   * README.md has a bullet "* `NAME/`" for every top-level folder (git's
 #     tracked files when DIR is a git checkout, else the folders, build* left out);
-#   * relative links `](path)` of the checked files name files that exist.
+#   * relative links `](path)` of the checked files name files that exist;
+#   * no link leaves the repository: a link `](path)` that is absolute
+#     (`/work/...`, `file:...`) or climbs above DIR (`../shared/SPEC.md` from
+#     README.md, `../../x` from docs/), and any mention of `../shared/` (fenced
+#     blocks and code spans included), fails -- users have the repository only.
 #
 # --update rewrites every marked block from its source instead of comparing
 # (look at `git diff` before committing). Exit status: 0 all good, 1 a
@@ -298,10 +302,21 @@ check_file() {
   fi
 
   # Relative links: [text](path) or [text](path#anchor), outside fenced blocks.
-  local target dir
+  # Each must stay inside the repository (a file outside it may well exist on
+  # this machine, but not for a user) and name a file that exists.
+  local target dir resolved
   dir=$(dirname "$md")
   while IFS=$'\t' read -r line target; do
     [[ -z "$target" ]] && continue
+    if [[ "$target" == /* || "$target" == file:* ]]; then
+      fail "$rel:$line" "link to $target: an absolute path, outside the repository; link a file of the repository, relative to $rel"
+      continue
+    fi
+    resolved=$(realpath -m -s -- "$dir/$target")
+    if [[ "$resolved" != "$root" && "$resolved" != "$root"/* ]]; then
+      fail "$rel:$line" "link to $target: outside the repository (it leads to $resolved); link a file of the repository, e.g. docs/spec.md for the contract"
+      continue
+    fi
     if [[ ! -e "$dir/$target" ]]; then fail "$rel:$line" "link to $target: no such file"; fi
   done < <(awk '
     fence != "" { if ($0 == fence) fence = ""; next }
@@ -310,11 +325,16 @@ check_file() {
       s = $0
       while (match(s, /\]\([^) ]+\)/)) {
         t = substr(s, RSTART + 2, RLENGTH - 3); s = substr(s, RSTART + RLENGTH)
-        if (t ~ /^[a-z]+:/ || t ~ /^#/) continue
+        if (t ~ /^#/ || (t ~ /^[a-z]+:/ && t !~ /^file:/)) continue
         sub(/#.*/, "", t)
         print NR "\t" t
       }
     }' "$md")
+  # Mentions of the directory beside the repository, linked or not.
+  local mention
+  while IFS=: read -r line mention; do
+    fail "$rel:$line" "mentions ../shared/, outside the repository: \"$mention\"; name a file of the repository instead (the contract is docs/spec.md)"
+  done < <(grep -n -F '../shared/' "$md" || true)
 
   if [[ "$rel" == README.md ]]; then check_readme "$md"; fi
 }
@@ -443,6 +463,11 @@ EOF
   mutate docs/tutorial_a.md 's/#L1-L2,L5/#L1-L2,L9/' "a range past the end"
   mutate docs/tutorial_a.md 's/^<!-- snippet: examples\/a.cpp#setup -->$//' "a tutorial cpp block without a marker"
   mutate docs/tutorial_a.md 's/\.\.\/README\.md/..\/MISSING.md/' "a link to a missing file"
+  # Links that leave the repository fail although the file they name exists.
+  printf 'outside\n' >"$tmp/outside.md"
+  mutate docs/tutorial_a.md 's/\.\.\/README\.md/..\/..\/outside.md/' "a link climbing out of the repository"
+  mutate docs/tutorial_a.md "s|\\.\\./README\\.md|$tmp/outside.md|" "a link by absolute path"
+  mutate README.md '$a The contract is `../shared/SPEC.md`.' "a mention of ../shared/"
   mutate README.md 's/^int main() { return 0; }$/int main() { return 1; }/' "the quick start altered"
   mutate README.md 's/^| 1 | 2 |$/| 1 | 3 |/' "an included table altered"
   mutate README.md '/`docs\/`/d' "a top-level folder without a bullet"
