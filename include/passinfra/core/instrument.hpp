@@ -9,7 +9,8 @@
 //                              later hook threw after this instrument's run_before_pass returned
 // InstrumentFor<I, IR>         I has at least one of them for IR
 // InstrumentList<L>            a run-time list of instruments (DynamicInstruments) inside a set
-// instrument_name(i)           `i.name()` or `i.name` if present, else I's type name
+// instrument_name(i)           `i.name()` or `i.name` if present, else I's type name, as a
+//                              std::string it owns (name() may return a temporary std::string)
 //
 // Hooks are found with requires-expressions; a hook an instrument lacks costs
 // nothing. Every hook runs in the order of the instrument list (SPEC §5).
@@ -18,6 +19,7 @@
 #include <concepts>
 #include <exception>
 #include <functional>
+#include <string>
 #include <string_view>
 #include <type_traits>
 #include <utility>
@@ -129,15 +131,17 @@ using unwrapped_t = std::remove_cvref_t<E>;
 
 }  // namespace detail
 
-// instrument_name(i): the name used in log lines.
+// instrument_name(i): the name used in log lines. It is a copy: `i.name()`
+// may return a std::string by value, which a view would outlive. Only the
+// cold paths (log lines) ask for it.
 template <class I>
-std::string_view instrument_name(const I& instrument) {
+std::string instrument_name(const I& instrument) {
   if constexpr (detail::HasNameFunction<I>) {
-    return instrument.name();
+    return std::string(std::string_view(instrument.name()));
   } else if constexpr (detail::HasNameMember<I>) {
-    return instrument.name;
+    return std::string(std::string_view(instrument.name));
   } else {
-    return detail::type_name<I>();
+    return std::string(detail::type_name<I>());
   }
 }
 

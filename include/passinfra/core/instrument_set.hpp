@@ -265,7 +265,7 @@ class InstrumentSet {
           try {
             instrument.run_after_pass_failed(info, error);
           } catch (...) {
-            log(LogLevel::warning, "run_after_pass_failed of instrument " + std::string(instrument_name(instrument)) +
+            log(LogLevel::warning, "run_after_pass_failed of instrument " + instrument_name(instrument) +
                                        " threw; it is dropped: " + detail::describe(std::current_exception()));
           }
         }
@@ -325,8 +325,8 @@ class InstrumentSet {
  private:
   static constexpr bool has_static_instruments = (!InstrumentList<U<Is>> || ...);
 
-  std::string_view name_at(std::size_t position) {
-    std::string_view name;
+  std::string name_at(std::size_t position) {
+    std::string name;
     for_each_instrument([&](auto& instrument, std::size_t index) {
       if (index == position) name = instrument_name(instrument);
     });
@@ -354,7 +354,7 @@ class InstrumentSet {
 
   template <class I>
   static void exit_during_enter_cleanup(I& instrument) {
-    const std::string name(instrument_name(instrument));
+    const std::string name = instrument_name(instrument);
     log(LogLevel::info, name + " exiting PassContext ...");
     if constexpr (HasExitPassCtx<I>) {
       try {

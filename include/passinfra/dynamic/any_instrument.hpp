@@ -3,7 +3,7 @@
 // AnyInstrument<IR>(std::ref(x))          refers to x (x must outlive every copy)
 // AnyInstrument<IR>(std::shared_ptr<T>)   shares ownership of *p (null: passinfra::Error)
 // make_instrument<IR, T>(args...)         AnyInstrument owning a new T
-// i.name()                                `name()`/`name` of the instrument, else its type name
+// i.name()                                `name()`/`name` of the instrument, else its type name (a copy)
 // i.enter_pass_ctx() ... run_after_pass_failed(info, error)   forwards to the hook, if T has it
 // i.has_should_run() ...                  whether T has that hook
 // i.hook_mask()                           the hooks T has, one bit each
@@ -42,7 +42,7 @@ struct InstrumentVTable {
   void (*before)(void*, const IR&, const PassInfo&);
   void (*after)(void*, const IR&, const PassInfo&);
   void (*after_failed)(void*, const PassInfo&, std::exception_ptr);
-  std::string_view (*name)(const void*);
+  std::string (*name)(const void*);  // a copy: T::name() may return a temporary
   // A DynamicSequential's children under a list holding only this
   // instrument, with its hooks called directly (solo_loop.hpp).
   IR (*run_solo)(void*, SoloLoop<IR>&, IR);
@@ -76,7 +76,7 @@ inline constexpr InstrumentVTable<IR> instrument_vtable_for{
     HasRunAfterPassFailed<T> ? +[](void* o, const PassInfo& info, std::exception_ptr error) {
       if constexpr (HasRunAfterPassFailed<T>) static_cast<T*>(o)->run_after_pass_failed(info, std::move(error));
     } : nullptr,
-    +[](const void* o) -> std::string_view { return instrument_name(*static_cast<const T*>(o)); },
+    +[](const void* o) -> std::string { return instrument_name(*static_cast<const T*>(o)); },
     +[](void* o, SoloLoop<IR>& loop, IR ir) -> IR { return loop.run(*static_cast<T*>(o), std::move(ir)); },
 };
 
@@ -98,7 +98,7 @@ class AnyInstrument {
     }
   }
 
-  std::string_view name() const { return vtable_->name(object_); }
+  std::string name() const { return vtable_->name(object_); }
 
   void enter_pass_ctx() const {
     if (vtable_->enter) vtable_->enter(object_);
