@@ -2,6 +2,8 @@
 //
 // PassInfo{name, opt_level, required}    a cheap view: name and required names
 //                                        are string_views owned elsewhere
+//                                        (a temporary std::string name is a
+//                                        compile-time error: it would dangle)
 // to_string(info) -> std::string         SPEC §1's text, newline included
 // os << info                             the same text
 //
@@ -11,6 +13,7 @@
 #pragma once
 
 #include <algorithm>
+#include <concepts>
 #include <ostream>
 #include <span>
 #include <string>
@@ -18,10 +21,33 @@
 
 namespace passinfra {
 
+namespace detail {
+template <class>
+inline constexpr bool dangling_pass_name = false;
+}  // namespace detail
+
 struct PassInfo {
   std::string_view name;
   int opt_level = 0;
   std::span<const std::string_view> required{};
+
+  constexpr PassInfo() noexcept = default;
+  // NOLINTNEXTLINE(google-explicit-constructor): `{"Name", 2}` is how a PassInfo is written
+  constexpr PassInfo(std::string_view pass_name, int level = 0, std::span<const std::string_view> required_names = {})
+      : name(pass_name), opt_level(level), required(required_names) {}
+  // A PassInfo only views its name, so a temporary std::string (such as
+  // `{"Dyn" + std::to_string(i), 0}`) would dangle as soon as the
+  // expression ends: rejected at compile time. Keep the string alive
+  // elsewhere and pass it as an lvalue, or erase the pass into an
+  // AnyPass<IR> / DynamicSequential<IR>, which own their names.
+  template <class S>
+  requires std::same_as<S, std::string> PassInfo(S&& /*temporary*/, int /*level*/ = 0,
+                                                 std::span<const std::string_view> /*required*/ = {}) {
+    static_assert(detail::dangling_pass_name<S>,
+                  "passinfra::PassInfo: the pass name is a temporary std::string, which the PassInfo (a view) "
+                  "would outlive; keep the name in a std::string that outlives the pass (or use a string "
+                  "literal) and pass that");
+  }
 
   friend constexpr bool operator==(const PassInfo& a, const PassInfo& b) noexcept {
     return a.name == b.name && a.opt_level == b.opt_level &&
