@@ -289,7 +289,7 @@ inline void validate_config(Config& config) {
     if (it == registry.options.end()) {
       std::vector<std::string_view> keys;
       for (const auto& [key, option] : registry.options) keys.push_back(key);
-      throw Error("unknown config key '" + entry.key + "'; expected a registered option" +
+      throw Error("unknown config key '" + detail::clipped(entry.key) + "'; expected a registered option" +
                   detail::suggestion_text(entry.key, keys, "keys"));
     }
     const ConfigType expected = it->second.type;

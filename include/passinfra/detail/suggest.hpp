@@ -1,20 +1,35 @@
 // passinfra/detail/suggest.hpp — "did you mean" for names.
 //
 // edit_distance(a, b)                      Levenshtein distance, ASCII case-insensitive
+// edit_distance_at_most(a, b, bound)       the same if it is <= bound, else bound + 1 (O(|a| * bound))
 // closest_names(input, candidates, n)      up to n candidates nearest to input, nearest first
 // suggestion_text(input, candidates, what) "; the closest registered <what>: 'a', 'b'" or
 //                                          "; no <what> are registered" (what: a plural noun)
+// clipped(text)                            text, or its first max_quoted_length bytes and
+//                                          "... (N bytes)": how messages quote names given as input
+//
+// The work is bounded: names are compared by their first max_quoted_length
+// (80) bytes, and a candidate is only scored as far as it could still be
+// among the n nearest (edit_distance_at_most, after a length filter), so an
+// unknown name of any length against any number of candidates costs about
+// 80 * (2 * the n-th best distance + 1) steps per candidate. Messages quote
+// names through clipped(), so they stay short whatever the input.
 #pragma once
 
 #include <algorithm>
-#include <cctype>
+#include <array>
 #include <cstddef>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 namespace passinfra::detail {
+
+// max_quoted_length: how many bytes of a name messages quote and suggestions compare.
+inline constexpr std::size_t max_quoted_length = 80;
+
+// fold(c): c with ASCII upper case made lower case.
+constexpr char fold(char c) noexcept { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 
 inline std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> row(b.size() + 1);
@@ -23,9 +38,8 @@ inline std::size_t edit_distance(std::string_view a, std::string_view b) {
     std::size_t diagonal = row[0];
     row[0] = i;
     for (std::size_t j = 1; j <= b.size(); ++j) {
-      const bool same =
-          std::tolower(static_cast<unsigned char>(a[i - 1])) == std::tolower(static_cast<unsigned char>(b[j - 1]));
-      const std::size_t next = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (same ? 0 : 1)});
+      const std::size_t next =
+          std::min({row[j] + 1, row[j - 1] + 1, diagonal + (fold(a[i - 1]) == fold(b[j - 1]) ? 0 : 1)});
       diagonal = row[j];
       row[j] = next;
     }
@@ -33,24 +47,124 @@ inline std::size_t edit_distance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
+// NameScorer(input): edit distances from one input to many names, each
+// computed only as far as a bound: distance_at_most(name, bound) is the
+// distance if it is at most bound, else bound + 1. Cheap lower bounds come
+// first (the difference in length, then in letters: each edit changes at
+// most one letter of either side), then only the cells within `bound` of the
+// diagonal, stopping at the first row all of whose cells exceed bound.
+class NameScorer {
+ public:
+  explicit NameScorer(std::string_view input) : input_(input.size(), '\0') {
+    for (std::size_t i = 0; i < input.size(); ++i) {
+      input_[i] = fold(input[i]);
+      ++counts_[static_cast<unsigned char>(input_[i])];
+    }
+  }
+
+  std::size_t distance_at_most(std::string_view name, std::size_t bound) {
+    const std::size_t la = input_.size();
+    const std::size_t lb = name.size();
+    bound = std::min(bound, std::max(la, lb));  // the distance never exceeds the longer length
+    const std::size_t over = bound + 1;
+    if ((la > lb ? la - lb : lb - la) > bound) return over;
+    std::size_t only_name = 0;  // letters of name the input lacks (with multiplicity)
+    for (const char c : name) {
+      const auto f = static_cast<unsigned char>(fold(c));
+      if (used_[f] < counts_[f]) {
+        ++used_[f];
+      } else {
+        ++only_name;
+      }
+    }
+    for (const char c : name) used_[static_cast<unsigned char>(fold(c))] = 0;
+    const std::size_t only_input = la - (lb - only_name);
+    if (std::max(only_name, only_input) > bound) return over;
+
+    row_.resize(lb + 1);
+    std::size_t* const row = row_.data();
+    for (std::size_t j = 0; j <= lb; ++j) row[j] = j < over ? j : over;
+    for (std::size_t i = 1; i <= la; ++i) {
+      const std::size_t lo = i > bound ? i - bound : 1;
+      const std::size_t hi = std::min(lb, i + bound);
+      const char a = input_[i - 1];
+      std::size_t diagonal = row[lo - 1];
+      row[lo - 1] = lo == 1 && i < over ? i : over;  // left of the band: too far
+      std::size_t row_min = row[lo - 1];
+      for (std::size_t j = lo; j <= hi; ++j) {
+        std::size_t next = diagonal + (a == fold(name[j - 1]) ? 0 : 1);
+        if (row[j] + 1 < next) next = row[j] + 1;
+        if (row[j - 1] + 1 < next) next = row[j - 1] + 1;
+        if (next > over) next = over;
+        diagonal = row[j];
+        row[j] = next;
+        if (next < row_min) row_min = next;
+      }
+      if (row_min >= over) return over;
+    }
+    return row[lb] < over ? row[lb] : over;
+  }
+
+ private:
+  std::string input_;  // folded
+  std::array<std::size_t, 256> counts_{};
+  std::array<std::size_t, 256> used_{};
+  std::vector<std::size_t> row_;
+};
+
+// edit_distance_at_most(a, b, bound): edit_distance(a, b) if it is at most
+// bound, else bound + 1 (NameScorer's way).
+inline std::size_t edit_distance_at_most(std::string_view a, std::string_view b, std::size_t bound) {
+  return NameScorer(a).distance_at_most(b, bound);
+}
+
+// clipped(text): text if it has at most max_quoted_length bytes, else its
+// first ones (not splitting a UTF-8 sequence) and "... (N bytes)".
+inline std::string clipped(std::string_view text) {
+  if (text.size() <= max_quoted_length) return std::string(text);
+  std::size_t cut = max_quoted_length;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return std::string(text.substr(0, cut)) + "... (" + std::to_string(text.size()) + " bytes)";
+}
+
 template <class Range>
 std::vector<std::string> closest_names(std::string_view input, const Range& candidates, std::size_t n = 3) {
-  std::vector<std::pair<std::size_t, std::string>> scored;
+  struct Scored {
+    std::size_t distance;
+    std::string_view name;
+  };
+  std::vector<Scored> best;  // the n nearest so far, nearest first; ties in candidate order
+  if (n == 0) return {};
+  best.reserve(n + 1);
+  input = input.substr(0, max_quoted_length);
+  NameScorer scorer(input);
   for (const auto& c : candidates) {
-    const std::string_view name(c);
-    std::size_t d = edit_distance(input, name);
+    const std::string_view full(c);
+    const std::string_view name = full.substr(0, max_quoted_length);
+    // A later candidate enters only if nearer than the n-th (ties keep the earlier).
+    std::size_t bound = std::max(input.size(), name.size());
+    if (best.size() == n) {
+      if (best.back().distance == 0) break;
+      bound = std::min(bound, best.back().distance - 1);
+    }
+    std::size_t d = 0;
     // A candidate that contains the input (or the reverse) is a good guess.
     const bool contains =
         !input.empty() && (name.find(input) != std::string_view::npos || input.find(name) != std::string_view::npos);
-    if (contains) d = std::min<std::size_t>(d, 1);
-    scored.emplace_back(d, std::string(name));
+    if (contains) {
+      d = name.size() == input.size() ? 0 : 1;
+    } else {
+      d = scorer.distance_at_most(name, bound);
+    }
+    if (d > bound) continue;
+    const auto at = std::upper_bound(best.begin(), best.end(), d,
+                                     [](std::size_t value, const Scored& s) { return value < s.distance; });
+    best.insert(at, Scored{d, full});
+    if (best.size() > n) best.pop_back();
   }
-  std::stable_sort(scored.begin(), scored.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   std::vector<std::string> out;
-  for (auto& [d, name] : scored) {
-    if (out.size() == n) break;
-    out.push_back(std::move(name));
-  }
+  out.reserve(best.size());
+  for (const auto& s : best) out.emplace_back(s.name);
   return out;
 }
 
@@ -61,7 +175,7 @@ std::string suggestion_text(std::string_view input, const Range& candidates, std
   std::string out = "; the closest registered " + std::string(what) + ": ";
   for (std::size_t i = 0; i < names.size(); ++i) {
     if (i) out += ", ";
-    out += "'" + names[i] + "'";
+    out += "'" + clipped(names[i]) + "'";
   }
   return out;
 }

@@ -9,15 +9,30 @@
 // p(ir, ctx) / p(ir)                  run(p, ir, ctx) / under PassContext<IR>::current()
 // p.target<P>()                       the erased pass, if it is a P
 // p.runs_required()                   whether run_required runs what info().required names
+// p.visit_statistics(visitor)         the pass's counters and those of what it holds (SPEC §13.2)
+// p.nesting_depth()                   how deeply passes nest in it (a plain pass: 1)
+// max_pipeline_depth                  256: how deeply passes may nest in a pipeline
 //
 // Copies share the erased pass, which is immutable. A pass made from a
 // static type keeps its `required` types (resolved statically); a pass made
 // with a list of required AnyPasses runs those.
+//
+// Nesting is bounded: running, printing and destroying a pipeline recurse
+// once per level, so a pass may nest at most max_pipeline_depth (256) levels
+// deep, in pipeline text and in code alike. nesting_depth() is 1 for a plain
+// pass, 1 + the deepest child for a DynamicSequential or a static Sequential,
+// and at least 1 + the deepest required pass for a pass given required
+// AnyPasses. Making a deeper one (AnyPass of a Sequential, AnyPass(pass,
+// required), DynamicSequential's constructors and push_back) throws
+// passinfra::Error naming the limit, so no route builds one.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <typeinfo>
 #include <utility>
@@ -27,14 +42,50 @@
 #include "passinfra/core/pass.hpp"
 #include "passinfra/core/run.hpp"
 #include "passinfra/core/sequential.hpp"
+#include "passinfra/core/statistic.hpp"
 #include "passinfra/dynamic/context_ref.hpp"
 
 namespace passinfra {
+
+// max_pipeline_depth: how deeply passes may nest in a pipeline (pipeline
+// text and pipelines built in code). Far below what overflows an 8 MB stack
+// in an unoptimized, sanitized build.
+inline constexpr std::size_t max_pipeline_depth = 256;
 
 template <class IR>
 class AnyPass;
 
 namespace detail {
+
+template <class T>
+inline constexpr bool is_static_sequential = false;
+template <class... Ps>
+inline constexpr bool is_static_sequential<Sequential<Ps...>> = true;
+
+// nesting_depth(pass): see the header comment. A pass that knows its own
+// depth (AnyPass, DynamicSequential, RegistryPass) says it.
+template <class P>
+std::size_t nesting_depth(const P& pass) {
+  if constexpr (requires { pass.nesting_depth(); }) {
+    return pass.nesting_depth();
+  } else if constexpr (is_static_sequential<P>) {
+    std::size_t deepest = 0;
+    std::apply([&](const auto&... child) { ((deepest = std::max(deepest, nesting_depth(child))), ...); },
+               pass.passes());
+    return deepest + 1;
+  } else {
+    return 1;
+  }
+}
+
+// check_nesting_depth(depth, what): an Error when depth is over the limit.
+inline void check_nesting_depth(std::size_t depth, std::string_view what) {
+  if (depth > max_pipeline_depth) [[unlikely]] {
+    throw Error(std::string(what) + ": passes nested more than " + std::to_string(max_pipeline_depth) +
+                " levels deep; expected at most " + std::to_string(max_pipeline_depth) +
+                " levels of nesting (passinfra::max_pipeline_depth)");
+  }
+}
 
 template <class T>
 inline constexpr bool is_any_pass = false;
@@ -57,9 +108,12 @@ struct PassConcept {
   // Whether run_required runs the passes info().required names (static
   // `required` types, or AnyPasses given at construction), or they are only names.
   virtual bool runs_required() const noexcept = 0;
+  // The counters of the pass and of what it holds (core/statistic.hpp).
+  virtual void visit_statistics(StatisticsVisitor& visitor) const = 0;
 
   PassInfo cached_info;       // views into the strings above
   bool has_required = false;  // !required_views.empty()
+  std::size_t depth = 1;      // nesting_depth(), at most max_pipeline_depth
 
   const PassInfo& info() const noexcept { return cached_info; }
 
@@ -99,6 +153,11 @@ struct PassModel final : PassConcept<IR> {
   const std::type_info& type() const noexcept override { return typeid(P); }
   const void* object() const noexcept override { return &pass; }
 
+  void visit_statistics(StatisticsVisitor& visitor) const override {
+    detail::visit_statistics(pass, visitor);
+    for (const auto& r : required_passes) r.visit_statistics(visitor);
+  }
+
   bool runs_required() const noexcept override {
     if (dynamic_required) return true;
     if constexpr (requires { pass.runs_required(); }) {
@@ -127,12 +186,17 @@ class AnyPass : public CallablePass<AnyPass<IR>> {
     model->required_names.clear();
     for (const auto& r : required) model->required_names.emplace_back(r.info().name);
     model->refresh_views();
+    for (const auto& r : required) model->depth = std::max(model->depth, r.nesting_depth() + 1);
+    detail::check_nesting_depth(model->depth, "AnyPass<IR>(pass, required)");
     model->required_passes = std::move(required);
     model->dynamic_required = true;
     impl_ = std::move(model);
   }
 
   const PassInfo& info() const noexcept { return impl_->info(); }
+
+  // nesting_depth(): how deeply passes nest in it (see the header comment).
+  std::size_t nesting_depth() const noexcept { return impl_->depth; }
 
   // has_required(): whether run_required has anything to run.
   bool has_required() const noexcept { return impl_->has_required; }
@@ -157,6 +221,10 @@ class AnyPass : public CallablePass<AnyPass<IR>> {
     }
   }
 
+  // visit_statistics(visitor): the counters of the erased pass, then of its
+  // required passes (passinfra::collect_statistics, statistics_report.hpp).
+  void visit_statistics(StatisticsVisitor& visitor) const { impl_->visit_statistics(visitor); }
+
   // runs_required(): false when info().required lists names that run_required
   // does not run (PassRegistry resolves those through the registry).
   bool runs_required() const noexcept { return impl_->runs_required(); }
@@ -173,7 +241,11 @@ class AnyPass : public CallablePass<AnyPass<IR>> {
     static_assert(HasTransform<P, IR, ContextRef<IR>>,
                   "passinfra::AnyPass<IR>(pass): the pass P has no `transform(IR, ctx&) const` that accepts a "
                   "passinfra::ContextRef<IR> (write the context parameter as `auto& ctx`)");
-    return std::make_shared<detail::PassModel<IR, P>>(std::move(pass));
+    const std::size_t depth = detail::nesting_depth(pass);
+    detail::check_nesting_depth(depth, "AnyPass<IR>(pass)");
+    auto model = std::make_shared<detail::PassModel<IR, P>>(std::move(pass));
+    model->depth = depth;
+    return model;
   }
 
   std::shared_ptr<detail::PassConcept<IR>> impl_;

@@ -4,6 +4,8 @@
 // DynamicSequential<IR>(passes, PassInfo{...})  a custom name / opt_level (the name is copied)
 // seq.info()                                    "sequential", opt_level 0 by default
 // seq.passes() / seq.push_back(p)
+// seq.nesting_depth()                           1 + the deepest child's (at most max_pipeline_depth:
+//                                               a deeper one is a passinfra::Error, see any_pass.hpp)
 // seq(ir, ctx) / seq(ir)                        run through run(), under ctx / current()
 //
 // The same rules as Sequential<...>: children gated by PassEnabled, their
@@ -17,6 +19,7 @@
 // list, which takes over once the list changes (tests/dynamic/solo_loop_test.cpp).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <exception>
 #include <initializer_list>
@@ -37,14 +40,22 @@ template <class IR>
 class DynamicSequential : public CallablePass<DynamicSequential<IR>> {
  public:
   DynamicSequential() = default;
-  DynamicSequential(std::initializer_list<AnyPass<IR>> passes) : passes_(passes) {}
+  DynamicSequential(std::initializer_list<AnyPass<IR>> passes) : passes_(passes) { depth_ = checked_depth(passes_); }
   explicit DynamicSequential(std::vector<AnyPass<IR>> passes, PassInfo info = Sequential<>::default_info)
-      : passes_(std::move(passes)), name_(info.name), opt_level_(info.opt_level) {}
+      : passes_(std::move(passes)), name_(info.name), opt_level_(info.opt_level) {
+    depth_ = checked_depth(passes_);
+  }
 
   PassInfo info() const noexcept { return {name_, opt_level_}; }
 
   const std::vector<AnyPass<IR>>& passes() const noexcept { return passes_; }
-  void push_back(AnyPass<IR> pass) { passes_.push_back(std::move(pass)); }
+  void push_back(AnyPass<IR> pass) {
+    const std::size_t depth = std::max(depth_, pass.nesting_depth() + 1);
+    detail::check_nesting_depth(depth, "DynamicSequential<IR>::push_back");
+    passes_.push_back(std::move(pass));
+    depth_ = depth;
+  }
+  std::size_t nesting_depth() const noexcept { return depth_; }
 
   template <class Ctx>
   IR transform(IR ir, Ctx& ctx) const {
@@ -157,9 +168,17 @@ class DynamicSequential : public CallablePass<DynamicSequential<IR>> {
     return run_children(std::move(ir), ctx, gate);
   }
 
+  static std::size_t checked_depth(const std::vector<AnyPass<IR>>& passes) {
+    std::size_t depth = 1;
+    for (const auto& p : passes) depth = std::max(depth, p.nesting_depth() + 1);
+    detail::check_nesting_depth(depth, "DynamicSequential<IR>");
+    return depth;
+  }
+
   std::vector<AnyPass<IR>> passes_;
   std::string name_{Sequential<>::default_info.name};
   int opt_level_ = Sequential<>::default_info.opt_level;
+  std::size_t depth_ = 1;
 };
 
 }  // namespace passinfra

@@ -35,6 +35,7 @@
 
 #include <cmath>
 #include <concepts>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -143,6 +144,7 @@ class RegistryPass : public CallablePass<RegistryPass<IR>> {
   const std::string& name() const noexcept { return name_; }
   const PassOptions& options() const noexcept { return options_; }
   bool runs_required() const noexcept { return pass_.runs_required(); }
+  std::size_t nesting_depth() const noexcept { return pass_.nesting_depth(); }
 
   // text(): the pipeline text that creates this pass, e.g. "FuseOps(fuse_opt_level=2)".
   // An option pipeline text cannot spell (an infinite or NaN double) is an Error.
@@ -433,12 +435,20 @@ class PassRegistry {
     return it == entries_.end() ? nullptr : it->second;
   }
 
-  std::string suggestions(std::string_view name) const { return detail::suggestion_text(name, names(), "names"); }
+  // Under the lock, over views of the names (not a copy of them all).
+  std::string suggestions(std::string_view name) const {
+    std::lock_guard lock(mutex_);
+    std::vector<std::string_view> keys;
+    keys.reserve(entries_.size());
+    for (const auto& [key, entry] : entries_) keys.push_back(key);
+    return detail::suggestion_text(name, keys, "names");
+  }
 
   std::shared_ptr<const Entry> entry_or_throw(std::string_view name) const {
     auto entry = find(name);
     if (!entry) {
-      throw Error("unknown pass name '" + std::string(name) + "'; expected a registered pass name" + suggestions(name));
+      throw Error("unknown pass name '" + detail::clipped(name) + "'; expected a registered pass name" +
+                  suggestions(name));
     }
     return entry;
   }
@@ -455,13 +465,14 @@ class PassRegistry {
       }
       if (!spec) {
         if (entry.options.empty()) {
-          throw detail::PassOptionError(key,
-                                        "pass '" + name + "' takes no options, but was given option '" + key + "'");
+          throw detail::PassOptionError(
+              key, "pass '" + name + "' takes no options, but was given option '" + detail::clipped(key) + "'");
         }
         std::vector<std::string_view> keys;
         for (const auto& s : entry.options) keys.push_back(s.key);
-        throw detail::PassOptionError(key, "pass '" + name + "' has no option '" + key + "'; expected an option of '" +
-                                               name + "'" + detail::suggestion_text(key, keys, "options"));
+        throw detail::PassOptionError(key, "pass '" + name + "' has no option '" + detail::clipped(key) +
+                                               "'; expected an option of '" + name + "'" +
+                                               detail::suggestion_text(key, keys, "options"));
       }
       const ConfigType have = config_type_of(value);
       if (spec->type == ConfigType::floating && have == ConfigType::integer) {

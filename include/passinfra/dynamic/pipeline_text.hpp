@@ -6,7 +6,7 @@
 // parse_pipeline_syntax(text)        text -> PipelineNode: the syntax only, no registry
 // to_string(node)                    a syntax tree as canonical text
 // canonical_pipeline(text)           to_string(parse_pipeline_syntax(text))
-// max_pipeline_depth                 256: how deeply passes may nest in text
+// max_pipeline_depth                 256: how deeply passes may nest (any_pass.hpp; in code too)
 //
 // Grammar (EBNF; whitespace may appear between any two tokens):
 //
@@ -48,7 +48,9 @@
 // Errors: malformed text throws passinfra::Error saying
 //   pipeline text, column 14: expected ')' or ',' after a pass, found '('
 // followed by the text and a caret under the column (columns are 1-based
-// and count bytes from the start of the text). Unknown pass names, option
+// and count bytes from the start of the text). Long text is quoted only
+// within detail::pipeline_error_window (60) bytes of the column, cut with
+// "..."; names from the text are quoted clipped (detail::clipped, 80 bytes). Unknown pass names, option
 // keys and option types are reported the same way, at the name or key, with
 // the registry's message (what was expected and the closest names).
 #pragma once
@@ -89,18 +91,31 @@ struct PipelineNode {
   std::vector<PipelineNode> children;
 };
 
-// max_pipeline_depth: how deeply pipeline text may nest passes.
-inline constexpr std::size_t max_pipeline_depth = 256;
-
 namespace detail {
 
 inline constexpr std::string_view sequential_name = "sequential";
 
+// pipeline_error_window: how many bytes of the text an error quotes on
+// each side of its column; longer text is cut there, marked "...".
+inline constexpr std::size_t pipeline_error_window = 60;
+
 // "pipeline text, column N: <message>\n  <text>\n  <caret>"
 inline std::string pipeline_error_text(std::string_view text, std::size_t column, std::string_view message) {
   std::string out = "pipeline text, column " + std::to_string(column) + ": " + std::string(message) + "\n  ";
-  for (char c : text) out += (c == '\n' || c == '\t' || c == '\r') ? ' ' : c;
-  out += "\n  " + std::string(column > 0 ? column - 1 : 0, ' ') + "^";
+  const std::size_t at = std::min(column > 0 ? column - 1 : 0, text.size());
+  std::size_t begin = at > pipeline_error_window ? at - pipeline_error_window : 0;
+  std::size_t end = std::min(text.size(), at + pipeline_error_window);
+  // Do not cut a UTF-8 sequence.
+  const auto continuation = [&](std::size_t i) {
+    return i < text.size() && (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80;
+  };
+  while (begin > 0 && continuation(begin)) --begin;
+  while (continuation(end)) ++end;
+  const std::string_view before = begin > 0 ? "..." : "";
+  out += before;
+  for (char c : text.substr(begin, end - begin)) out += (c == '\n' || c == '\t' || c == '\r') ? ' ' : c;
+  if (end < text.size()) out += "...";
+  out += "\n  " + std::string(before.size() + (column > 0 ? column - 1 : 0) - begin, ' ') + "^";
   return out;
 }
 
@@ -226,7 +241,7 @@ class PipelineParser {
         option.key = read_name();
         for (const auto& o : node.options) {
           if (o.key == option.key) {
-            fail(item, "option '" + option.key + "' of '" + node.name +
+            fail(item, "option '" + clipped(option.key) + "' of '" + clipped(node.name) +
                            "' is given twice; expected each option at most once");
           }
         }
@@ -431,7 +446,7 @@ AnyPass<IR> build_pipeline(const PipelineNode& node, std::string_view text, cons
         opt_level = static_cast<int>(*level);
       } else {
         constexpr std::string_view keys[] = {"name", "opt_level"};
-        fail(option.column, "'sequential' has no option '" + option.key +
+        fail(option.column, "'sequential' has no option '" + clipped(option.key) +
                                 "'; expected name=\"...\" or opt_level=N, or a pass" +
                                 suggestion_text(option.key, keys, "options"));
       }
@@ -442,9 +457,9 @@ AnyPass<IR> build_pipeline(const PipelineNode& node, std::string_view text, cons
     return AnyPass<IR>(DynamicSequential<IR>(std::move(children), PassInfo{name, opt_level}));
   }
   if (!node.children.empty()) {
-    fail(node.children.front().column, "expected an option key=value in the options of '" + node.name +
+    fail(node.children.front().column, "expected an option key=value in the options of '" + clipped(node.name) +
                                            "' (only 'sequential' takes passes), found pass '" +
-                                           node.children.front().name + "'");
+                                           clipped(node.children.front().name) + "'");
   }
   PassOptions options;
   for (const auto& option : node.options) options.emplace(option.key, option.value);
