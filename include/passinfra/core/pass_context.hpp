@@ -19,8 +19,10 @@
 // Only dynamic contexts (PassContext<IR>) are pushed on the per-thread stack
 // that current() reads: one stack per IR type per thread. Options are fixed
 // at construction, which keeps PassEnabled to one compare when no names are
-// listed. A context is neither copyable nor movable (scopes and the stack
-// point at it); make_pass_context returns it by guaranteed copy elision.
+// listed, and O(1) per pass when many are (a list longer than
+// detail::name_index_threshold, 16, is hashed once, at construction). A
+// context is neither copyable nor movable (scopes and the stack point at
+// it); make_pass_context returns it by guaranteed copy elision.
 //
 // Scopes: the Scope's destructor exits the context. If an exit hook throws
 // and no other exception is leaving the scope, it propagates (SPEC §5.2);
@@ -31,9 +33,11 @@
 #include <cstddef>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -97,6 +101,19 @@ inline void check_names(const std::vector<std::string>& names, std::string_view 
       throw Error("PassContextOptions::" + std::string(field) + " contains an empty name; expected pass names");
     }
   }
+}
+
+// Lists of pass names longer than this are looked up through a hash set
+// built once with the context (shorter ones by a linear search, which is
+// cheaper for a few names): PassEnabled stays O(1) per pass however many
+// names required_pass / disabled_pass hold.
+inline constexpr std::size_t name_index_threshold = 16;
+
+using NameIndex = std::unordered_set<std::string_view>;
+
+inline std::unique_ptr<const NameIndex> make_name_index(const std::vector<std::string>& names) {
+  if (names.size() <= name_index_threshold) return nullptr;
+  return std::make_unique<const NameIndex>(names.begin(), names.end());
 }
 
 // OptLevelGate: the gate of a context that lists no names (no required_pass,
@@ -193,6 +210,10 @@ class PassContext {
     validate_config(config_);
     has_required_ = !required_.empty();
     names_listed_ = has_required_ || !disabled_.empty();
+    // Views into required_ / disabled_, which never change (nor move: a
+    // PassContext is neither copied nor moved).
+    required_index_ = detail::make_name_index(required_);
+    disabled_index_ = detail::make_name_index(disabled_);
   }
 
   PassContext(const PassContext&) = delete;
@@ -215,7 +236,7 @@ class PassContext {
   PASSINFRA_ALWAYS_INLINE bool is_required(std::string_view name) const noexcept {
     if (!has_required_) [[likely]]
       return false;
-    return contains(required_, name);
+    return contains(required_, required_index_.get(), name);
   }
 
   // The state behind pass_enabled / is_required, for PassGate.
@@ -288,12 +309,15 @@ class PassContext {
   static constexpr bool has_scope_work = is_dynamic || !std::is_same_v<instrument_set_type, InstrumentSet<>>;
 
   [[gnu::noinline]] bool pass_enabled_by_name(const PassInfo& info) const noexcept {
-    if (contains(disabled_, info.name)) return false;
-    if (contains(required_, info.name)) return true;
+    if (contains(disabled_, disabled_index_.get(), info.name)) return false;
+    if (contains(required_, required_index_.get(), info.name)) return true;
     return opt_level_ >= info.opt_level;
   }
 
-  [[gnu::noinline]] static bool contains(const std::vector<std::string>& names, std::string_view name) noexcept {
+  // A list longer than detail::name_index_threshold has an index.
+  [[gnu::noinline]] static bool contains(const std::vector<std::string>& names, const detail::NameIndex* index,
+                                         std::string_view name) noexcept {
+    if (index != nullptr) return index->contains(name);
     return std::find(names.begin(), names.end(), name) != names.end();
   }
 
@@ -312,6 +336,8 @@ class PassContext {
   bool has_required_ = false;
   std::vector<std::string> required_;
   std::vector<std::string> disabled_;
+  std::unique_ptr<const detail::NameIndex> required_index_;  // null for a short list
+  std::unique_ptr<const detail::NameIndex> disabled_index_;
   Config config_;
   instrument_set_type instruments_;
 };
