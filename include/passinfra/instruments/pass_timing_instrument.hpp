@@ -151,10 +151,43 @@ inline std::string ns_as_us_text(std::chrono::nanoseconds d) {
   return std::string(buffer, n > 0 ? static_cast<std::size_t>(n) : 0);
 }
 
+// utf8_sequence_length(s, i): the length of the well-formed UTF-8 sequence
+// starting at the non-ASCII byte s[i] (Unicode table 3-7: no overlong form,
+// no surrogate, at most U+10FFFF), or 0 if it is not one.
+inline std::size_t utf8_sequence_length(std::string_view s, std::size_t i) noexcept {
+  const auto byte = [&](std::size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0u; };
+  const unsigned b0 = byte(0);
+  const auto in = [](unsigned b, unsigned lo, unsigned hi) { return b >= lo && b <= hi; };
+  const auto cont = [&](unsigned b) { return in(b, 0x80, 0xBF); };
+  if (in(b0, 0xC2, 0xDF)) return cont(byte(1)) ? 2 : 0;
+  if (b0 == 0xE0) return in(byte(1), 0xA0, 0xBF) && cont(byte(2)) ? 3 : 0;
+  if (in(b0, 0xE1, 0xEC) || in(b0, 0xEE, 0xEF)) return cont(byte(1)) && cont(byte(2)) ? 3 : 0;
+  if (b0 == 0xED) return in(byte(1), 0x80, 0x9F) && cont(byte(2)) ? 3 : 0;
+  if (b0 == 0xF0) return in(byte(1), 0x90, 0xBF) && cont(byte(2)) && cont(byte(3)) ? 4 : 0;
+  if (in(b0, 0xF1, 0xF3)) return cont(byte(1)) && cont(byte(2)) && cont(byte(3)) ? 4 : 0;
+  if (b0 == 0xF4) return in(byte(1), 0x80, 0x8F) && cont(byte(2)) && cont(byte(3)) ? 4 : 0;
+  return 0;
+}
+
+// append_json_string(out, s): s as a JSON string. Control characters are
+// escaped; well-formed UTF-8 is kept; every byte that does not start a
+// well-formed UTF-8 sequence is written as \ufffd (U+FFFD), so the output
+// is valid UTF-8 that strict JSON parsers accept, whatever the pass names.
 inline void append_json_string(std::string& out, std::string_view s) {
   out += '"';
-  for (const char ch : s) {
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char ch = s[i];
     const auto c = static_cast<unsigned char>(ch);
+    if (c >= 0x80) {
+      const std::size_t length = utf8_sequence_length(s, i);
+      if (length == 0) {
+        out += "\\ufffd";
+      } else {
+        out.append(s.substr(i, length));
+        i += length - 1;
+      }
+      continue;
+    }
     switch (c) {
       case '"':
         out += "\\\"";
