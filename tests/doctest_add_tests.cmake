@@ -9,8 +9,10 @@
 #   may contain ';' (doctest's script splits such a name in two, and both
 #   halves then match no test case and PASS without running anything).
 # * Names that cannot work as a --test-case filter fail the build, listed:
-#   names with doctest's wildcards '*' or '?', and names used twice (doctest
-#   compares names ignoring case, so such tests would run each other). The
+#   names with doctest's wildcards '*' or '?', names used twice (doctest
+#   compares names ignoring case, so such tests would run each other), and
+#   names over 200 characters (ctest pads every output line to the longest
+#   name; doctest spells a template case's type out in full). The
 #   executable is then removed, so the next build links and checks again.
 #
 # Input (from doctest_discover_tests): TEST_EXECUTABLE, TEST_EXECUTOR,
@@ -97,6 +99,14 @@ while(NOT rest STREQUAL "")
   endif()
   if(NOT dup EQUAL -1)
     string(APPEND bad "  \"${line}\" is used twice (doctest compares names ignoring case)\n")
+    continue()
+  endif()
+  string(LENGTH "${line}" length)
+  if(length GREATER 200)
+    string(SUBSTRING "${line}" 0 120 head)
+    string(APPEND bad "  \"${head}...\" is ${length} characters long (at most 200: ctest pads every line "
+                      "of its output to the longest name; a TEST_CASE_TEMPLATE spells its type out in full, "
+                      "give the type a short name with TYPE_TO_STRING_AS)\n")
     continue()
   endif()
 

@@ -315,11 +315,18 @@ Sequential<Indexed<I>..., EntersFailingScope, Indexed<sizeof...(I) + J>...> clea
     std::index_sequence<I...>, std::index_sequence<J...>) {
   return {};
 }
+using ClearingInline = decltype(clearing_sequential(std::make_index_sequence<1>{}, std::make_index_sequence<1>{}));
+using ClearingBlocks = decltype(clearing_sequential(std::make_index_sequence<20>{}, std::make_index_sequence<17>{}));
 }  // namespace
 
+// Short names for the test names (doctest spells a type out in full: the
+// 38-child one was ~1,000 characters, and ctest pads every line to the
+// longest name).
+TYPE_TO_STRING_AS("3 children", ClearingInline);
+TYPE_TO_STRING_AS("38 children, in blocks", ClearingBlocks);
+
 TEST_CASE_TEMPLATE("core/sequential: instruments cleared by a child's body call no further hook in the run", Seq,
-                   decltype(clearing_sequential(std::make_index_sequence<1>{}, std::make_index_sequence<1>{})),
-                   decltype(clearing_sequential(std::make_index_sequence<20>{}, std::make_index_sequence<17>{}))) {
+                   ClearingInline, ClearingBlocks) {
   static_assert(Seq::size == 3 || Seq::size > 2 * passinfra::detail::inline_block);
   const std::size_t before = Seq::size == 3 ? 1 : 20;  // children before EntersFailingScope
   std::vector<std::string> events{"R should_run sequential", "R run_before_pass sequential"};
