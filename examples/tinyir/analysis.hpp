@@ -10,6 +10,8 @@
 // free_vars(expr)                variables used but not bound inside expr, in first-use order
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <map>
 #include <set>
@@ -26,21 +28,92 @@ namespace tinyir {
 
 namespace detail {
 
+// Compares from an explicit stack of node pairs, in the order a recursive
+// comparison takes them (so variables are matched in the same order): no recursion
+// along chains of operands. A pair is recorded as proven when it is expanded; a
+// mismatch anywhere ends the whole comparison (one object compares once).
 class StructuralEqual {
  public:
   bool equal(const Expr& a, const Expr& b) {
+    std::vector<std::pair<Expr, Expr>> stack{{a, b}};
+    while (!stack.empty()) {
+      auto [x, y] = std::move(stack.back());
+      stack.pop_back();
+      if (!step(x, y, stack)) return false;
+    }
+    return true;
+  }
+
+ private:
+  using Pairs = std::vector<std::pair<Expr, Expr>>;
+
+  // Checks a against b shallowly; pushes the operand pairs still to compare.
+  bool step(const Expr& a, const Expr& b, Pairs& stack) {
     if (a == b) return true;
     if (!a || !b || a->kind != b->kind) return false;
     if (a->kind == ExprKind::Var) return var_use(a->as<VarNode>(), b->as<VarNode>());
     if (a->kind == ExprKind::Constant) return constant_equal(*a->as<ConstantNode>(), *b->as<ConstantNode>());
     const auto key = std::make_pair(static_cast<const void*>(a.get()), static_cast<const void*>(b.get()));
-    if (proven_.count(key)) return true;
-    const bool eq = compare(a, b);
-    if (eq) proven_.insert(key);
-    return eq;
+    if (!proven_.insert(key).second) return true;
+    const std::size_t at = stack.size();
+    if (!expand(a, b, stack)) return false;
+    std::reverse(stack.begin() + static_cast<std::ptrdiff_t>(at), stack.end());  // popped in order
+    return true;
   }
 
- private:
+  static void push_all(const std::vector<Expr>& a, const std::vector<Expr>& b, Pairs& stack) {
+    for (std::size_t i = 0; i < a.size(); ++i) stack.emplace_back(a[i], b[i]);
+  }
+
+  bool expand(const Expr& a, const Expr& b, Pairs& stack) {
+    switch (a->kind) {
+      case ExprKind::Call: {
+        const auto* x = a->as<CallNode>();
+        const auto* y = b->as<CallNode>();
+        if (x->op != y->op || !(x->attrs == y->attrs) || x->args.size() != y->args.size()) return false;
+        stack.emplace_back(x->fn, y->fn);
+        push_all(x->args, y->args, stack);
+        return true;
+      }
+      case ExprKind::Let: {
+        const auto* x = a->as<LetNode>();
+        const auto* y = b->as<LetNode>();
+        if (!bind(x->var, y->var)) return false;
+        stack.emplace_back(x->value, y->value);
+        stack.emplace_back(x->body, y->body);
+        return true;
+      }
+      case ExprKind::Tuple: {
+        const auto& x = a->as<TupleNode>()->fields;
+        const auto& y = b->as<TupleNode>()->fields;
+        if (x.size() != y.size()) return false;
+        push_all(x, y, stack);
+        return true;
+      }
+      case ExprKind::TupleGetItem: {
+        const auto* x = a->as<TupleGetItemNode>();
+        const auto* y = b->as<TupleGetItemNode>();
+        if (x->index != y->index) return false;
+        stack.emplace_back(x->tuple, y->tuple);
+        return true;
+      }
+      case ExprKind::Function: {
+        const auto* x = a->as<FunctionNode>();
+        const auto* y = b->as<FunctionNode>();
+        if (x->params.size() != y->params.size() || !(x->attrs == y->attrs) || !type_equal(x->ret_type, y->ret_type))
+          return false;
+        for (std::size_t i = 0; i < x->params.size(); ++i)
+          if (!bind(x->params[i], y->params[i])) return false;
+        stack.emplace_back(x->body, y->body);
+        return true;
+      }
+      case ExprKind::Var:
+      case ExprKind::Constant:
+        break;  // handled in step()
+    }
+    return false;
+  }
+
   bool bind(const Var& a, const Var& b) {
     if (!type_equal(a->type_annotation, b->type_annotation)) return false;
     if (auto it = lhs_.find(a.get()); it != lhs_.end()) return it->second == b.get();
@@ -65,48 +138,6 @@ class StructuralEqual {
     if (!a.data) return true;
     return a.data->size() == b.data->size() &&
            std::memcmp(a.data->data(), b.data->data(), a.data->size() * sizeof(float)) == 0;
-  }
-
-  bool all_equal(const std::vector<Expr>& a, const std::vector<Expr>& b) {
-    if (a.size() != b.size()) return false;
-    for (std::size_t i = 0; i < a.size(); ++i)
-      if (!equal(a[i], b[i])) return false;
-    return true;
-  }
-
-  bool compare(const Expr& a, const Expr& b) {
-    switch (a->kind) {
-      case ExprKind::Call: {
-        const auto* x = a->as<CallNode>();
-        const auto* y = b->as<CallNode>();
-        return x->op == y->op && x->attrs == y->attrs && equal(x->fn, y->fn) && all_equal(x->args, y->args);
-      }
-      case ExprKind::Let: {
-        const auto* x = a->as<LetNode>();
-        const auto* y = b->as<LetNode>();
-        return bind(x->var, y->var) && equal(x->value, y->value) && equal(x->body, y->body);
-      }
-      case ExprKind::Tuple:
-        return all_equal(a->as<TupleNode>()->fields, b->as<TupleNode>()->fields);
-      case ExprKind::TupleGetItem: {
-        const auto* x = a->as<TupleGetItemNode>();
-        const auto* y = b->as<TupleGetItemNode>();
-        return x->index == y->index && equal(x->tuple, y->tuple);
-      }
-      case ExprKind::Function: {
-        const auto* x = a->as<FunctionNode>();
-        const auto* y = b->as<FunctionNode>();
-        if (x->params.size() != y->params.size() || !(x->attrs == y->attrs) || !type_equal(x->ret_type, y->ret_type))
-          return false;
-        for (std::size_t i = 0; i < x->params.size(); ++i)
-          if (!bind(x->params[i], y->params[i])) return false;
-        return equal(x->body, y->body);
-      }
-      case ExprKind::Var:
-      case ExprKind::Constant:
-        break;  // handled in equal()
-    }
-    return false;
   }
 
   std::unordered_map<const VarNode*, const VarNode*> lhs_, rhs_;

@@ -18,6 +18,8 @@
 
 #include <passinfra/ir/span.hpp>
 
+#include "tinyir/detail/text.hpp"
+
 namespace tinyir {
 
 // [span]
@@ -38,19 +40,25 @@ class Error : public std::runtime_error {
 // TypeError(detail, expression, span): type inference rejected `expression`
 // (a short rendering such as `nn.conv2d(%x, %weight, channels=64)`).
 // what(): "[<source>:<line>:<col>: ]type error in `<expression>`: <detail>"
+// Bytes of detail and expression that are not valid UTF-8 show as `\xNN`.
 class TypeError : public Error {
  public:
   TypeError(std::string detail, std::string expression, std::optional<Span> span)
-      : Error(compose(detail, expression, span)),
-        detail_(std::move(detail)),
-        expression_(std::move(expression)),
-        span_(std::move(span)) {}
+      : TypeError(Checked{}, tinyir::detail::valid_utf8(detail), tinyir::detail::valid_utf8(expression),
+                  std::move(span)) {}
 
   const std::string& detail() const noexcept { return detail_; }
   const std::string& expression() const noexcept { return expression_; }
   const std::optional<Span>& span() const noexcept { return span_; }
 
  private:
+  struct Checked {};
+  TypeError(Checked /*valid UTF-8*/, std::string detail, std::string expression, std::optional<Span> span)
+      : Error(compose(detail, expression, span)),
+        detail_(std::move(detail)),
+        expression_(std::move(expression)),
+        span_(std::move(span)) {}
+
   static std::string compose(const std::string& detail, const std::string& expression,
                              const std::optional<Span>& span) {
     std::string message = "type error in `" + expression + "`: " + detail;
@@ -68,6 +76,9 @@ class TypeError : public Error {
 //   <source>:<line>:<column>: error: <message>
 //   <the line of text>
 //   <spaces>^
+// The parser passes messages through detail::valid_utf8 (input bytes that are not
+// valid UTF-8 show as `\xNN`); the line of text is echoed by
+// passinfra::render_diagnostic.
 class ParseError : public Error {
  public:
   // [parse-error]

@@ -48,6 +48,59 @@ namespace tinyir {
 
 enum class ExprKind { Var, Constant, Call, Let, Tuple, TupleGetItem, Function };
 
+struct ExprNode;
+using Expr = std::shared_ptr<const ExprNode>;
+
+namespace detail {
+
+// Releasing a node's operands without recursion. Destroying the last handle of a
+// chain of 100,000 nodes would otherwise destroy them recursively, one stack frame
+// set per node. Each node's destructor moves its operand handles to a per-thread
+// list instead; the outermost destructor on the thread releases that list in a loop
+// (the destructors it triggers only add to the list). A handle that cannot be moved
+// (no memory for the list) is left to the member destructor, recursively as before.
+class OperandReleaser {
+ public:
+  static void defer(const Expr& operand) noexcept {
+    auto& e = const_cast<Expr&>(operand);  // the owner is under destruction: not const
+    if (!e) return;
+    State& s = state();
+    try {
+      s.pending.emplace_back();
+    } catch (...) {
+      return;
+    }
+    s.pending.back().swap(e);
+  }
+  static void defer_all(const std::vector<Expr>& operands) noexcept {
+    for (const auto& e : operands) defer(e);
+  }
+  // Releases the deferred handles, unless an outer destructor on this thread is doing so.
+  static void drain() noexcept {
+    State& s = state();
+    if (s.draining) return;
+    s.draining = true;
+    while (!s.pending.empty()) {
+      Expr e = std::move(s.pending.back());
+      s.pending.pop_back();
+      e.reset();  // may defer more
+    }
+    s.draining = false;
+  }
+
+ private:
+  struct State {
+    std::vector<Expr> pending;
+    bool draining = false;
+  };
+  static State& state() noexcept {
+    thread_local State s;
+    return s;
+  }
+};
+
+}  // namespace detail
+
 struct ExprNode {
   const ExprKind kind;
   const std::optional<Span> span;
@@ -71,8 +124,6 @@ struct ExprNode {
  private:
   mutable Type checked_type_;
 };
-
-using Expr = std::shared_ptr<const ExprNode>;
 
 struct VarNode final : ExprNode {
   static constexpr ExprKind kKind = ExprKind::Var;
@@ -106,6 +157,13 @@ struct CallNode final : ExprNode {
 
   CallNode(std::string o, Expr f, std::vector<Expr> a, Attrs at, std::optional<Span> s)
       : ExprNode(kKind, std::move(s)), op(std::move(o)), fn(std::move(f)), args(std::move(a)), attrs(std::move(at)) {}
+  CallNode(const CallNode&) = delete;
+  CallNode& operator=(const CallNode&) = delete;
+  ~CallNode() override {
+    detail::OperandReleaser::defer(fn);
+    detail::OperandReleaser::defer_all(args);
+    detail::OperandReleaser::drain();
+  }
 
   bool is_op() const noexcept { return fn == nullptr; }
   const OpInfo* op_info() const { return is_op() ? find_op(op) : nullptr; }
@@ -120,6 +178,13 @@ struct LetNode final : ExprNode {
 
   LetNode(Var v, Expr val, Expr b, std::optional<Span> s)
       : ExprNode(kKind, std::move(s)), var(std::move(v)), value(std::move(val)), body(std::move(b)) {}
+  LetNode(const LetNode&) = delete;
+  LetNode& operator=(const LetNode&) = delete;
+  ~LetNode() override {
+    detail::OperandReleaser::defer(value);
+    detail::OperandReleaser::defer(body);
+    detail::OperandReleaser::drain();
+  }
 };
 using Let = std::shared_ptr<const LetNode>;
 
@@ -128,6 +193,12 @@ struct TupleNode final : ExprNode {
   const std::vector<Expr> fields;
 
   TupleNode(std::vector<Expr> f, std::optional<Span> s) : ExprNode(kKind, std::move(s)), fields(std::move(f)) {}
+  TupleNode(const TupleNode&) = delete;
+  TupleNode& operator=(const TupleNode&) = delete;
+  ~TupleNode() override {
+    detail::OperandReleaser::defer_all(fields);
+    detail::OperandReleaser::drain();
+  }
 };
 using Tuple = std::shared_ptr<const TupleNode>;
 
@@ -138,6 +209,12 @@ struct TupleGetItemNode final : ExprNode {
 
   TupleGetItemNode(Expr t, int i, std::optional<Span> s)
       : ExprNode(kKind, std::move(s)), tuple(std::move(t)), index(i) {}
+  TupleGetItemNode(const TupleGetItemNode&) = delete;
+  TupleGetItemNode& operator=(const TupleGetItemNode&) = delete;
+  ~TupleGetItemNode() override {
+    detail::OperandReleaser::defer(tuple);
+    detail::OperandReleaser::drain();
+  }
 };
 using TupleGetItem = std::shared_ptr<const TupleGetItemNode>;
 
@@ -154,6 +231,12 @@ struct FunctionNode final : ExprNode {
         body(std::move(b)),
         ret_type(std::move(r)),
         attrs(std::move(a)) {}
+  FunctionNode(const FunctionNode&) = delete;
+  FunctionNode& operator=(const FunctionNode&) = delete;
+  ~FunctionNode() override {
+    detail::OperandReleaser::defer(body);
+    detail::OperandReleaser::drain();
+  }
 
   // is_primitive(): the function carries Primitive=<nonzero> (a FuseOps group).
   bool is_primitive() const noexcept {
@@ -353,9 +436,16 @@ inline std::string describe_shallow(const Expr& e) {
       return "let %" + e->as<LetNode>()->var->name + " = ...";
     case ExprKind::Tuple:
       return "(...)";
-    case ExprKind::TupleGetItem: {
-      const auto* t = e->as<TupleGetItemNode>();
-      return describe_shallow(t->tuple) + "." + std::to_string(t->index);
+    case ExprKind::TupleGetItem: {  // a chain of projections, without recursion
+      std::vector<int> indices;
+      const ExprNode* cur = e.get();
+      while (cur && cur->kind == ExprKind::TupleGetItem) {
+        indices.push_back(cur->as<TupleGetItemNode>()->index);
+        cur = cur->as<TupleGetItemNode>()->tuple.get();
+      }
+      std::string out = cur ? describe_shallow(Expr(e, cur)) : "<null>";
+      for (auto it = indices.rbegin(); it != indices.rend(); ++it) out += "." + std::to_string(*it);
+      return out;
     }
     case ExprKind::Function:
       return "fn (...) {...}";
@@ -397,9 +487,16 @@ inline std::string describe(const ExprNode& e) {
       if (auto lit = scalar_literal(*c)) return *lit;
       return "const(" + to_string(c->type) + ")";
     }
-    case ExprKind::TupleGetItem: {
-      const auto* t = e.as<TupleGetItemNode>();
-      return (t->tuple ? describe(*t->tuple) : "<null>") + "." + std::to_string(t->index);
+    case ExprKind::TupleGetItem: {  // a chain of projections, without recursion
+      std::vector<int> indices;
+      const ExprNode* cur = &e;
+      while (cur && cur->kind == ExprKind::TupleGetItem) {
+        indices.push_back(cur->as<TupleGetItemNode>()->index);
+        cur = cur->as<TupleGetItemNode>()->tuple.get();
+      }
+      std::string out = cur ? describe(*cur) : "<null>";
+      for (auto it = indices.rbegin(); it != indices.rend(); ++it) out += "." + std::to_string(*it);
+      return out;
     }
   }
   return "?";

@@ -7,6 +7,22 @@
 //                                a shared node is rewritten once, so sharing survives,
 //                                and an unchanged node is returned as is (type and span kept)
 // substitute(expr, map)          expr with variables replaced (map: const VarNode* → Expr)
+// detail::walk_post_order(root, operands, done, visit)
+//                                the iterative walk the above (and the printer, type
+//                                inference and the passes) are built on
+//
+// Depth. None of these recurses along a chain of operands: a program of 100,000
+// bindings (`%1 = add(%0, %0); ...`) or a let chain of that length is walked with an
+// explicit stack, whatever the machine's stack. ExprMutator::mutate(e) first rewrites
+// the not yet rewritten dataflow operands under e (a call's callee and arguments, a
+// tuple's fields, a projection's tuple, a let's variable, value and body) in the order
+// the default visit_* take them, operands first, so that the mutate() calls inside
+// visit_* find them memoized and go one level deep only (Relay's MixedModeMutator).
+// Function bodies are not walked ahead: a visit_function override may skip them (a
+// Primitive function), and nested functions nest as deep as the text does (the parser
+// bounds that: kMaxNestingDepth). One difference from a purely recursive mutator: an
+// override that does not rewrite a let's value (DeadCodeElimination's) finds it
+// rewritten anyway; rewrites are pure, so only the time is lost.
 #pragma once
 
 #include <unordered_map>
@@ -54,20 +70,116 @@ inline std::vector<Expr> children(const Expr& e) {
 }
 
 namespace detail {
-template <class F>
-void post_order_visit_impl(const Expr& e, F& f, std::unordered_set<const ExprNode*>& seen) {
-  if (!e || !seen.insert(e.get()).second) return;
-  for (const auto& c : children(e)) post_order_visit_impl(c, f, seen);
-  f(e);
+
+// walk_post_order(root, operands, done, visit): the nodes under root (root itself
+// excluded) in the order a recursive post-order walk takes them, without recursion.
+// operands(node, out) appends the operands of `node` to walk into, in order (none for
+// a leaf); done(e) says e needs no visit (called once per arrival at e, so it may mark
+// e as seen); visit(e) is called after e's operands were visited, and must make
+// done(e) true if e is to be visited once. The stack is a heap vector: the depth of
+// the program does not matter.
+template <class Operands, class Done, class Visit>
+void walk_post_order(const Expr& root, Operands&& operands, Done&& done, Visit&& visit) {
+  struct Frame {
+    Expr node;
+    std::vector<Expr> ops;
+    std::size_t next = 0;
+  };
+  std::vector<Frame> stack(1);
+  stack.back().node = root;
+  operands(*root, stack.back().ops);
+  while (!stack.empty()) {
+    Frame& top = stack.back();
+    if (top.next < top.ops.size()) {
+      Expr c = top.ops[top.next++];
+      if (!c || done(c)) continue;
+      Frame f{std::move(c), {}, 0};
+      operands(*f.node, f.ops);
+      if (f.ops.empty()) {
+        visit(f.node);
+      } else {
+        stack.push_back(std::move(f));  // `top` is not used after this
+      }
+      continue;
+    }
+    if (stack.size() == 1) break;  // the root: the caller's
+    Expr n = std::move(top.node);
+    stack.pop_back();
+    visit(n);
+  }
 }
+
+// children(e) appended to out.
+inline void append_children(const ExprNode& e, std::vector<Expr>& out) {
+  switch (e.kind) {
+    case ExprKind::Var:
+    case ExprKind::Constant:
+      break;
+    case ExprKind::Call: {
+      const auto* c = e.as<CallNode>();
+      out.insert(out.end(), c->args.begin(), c->args.end());
+      if (c->fn) out.push_back(c->fn);
+      break;
+    }
+    case ExprKind::Let: {
+      const auto* l = e.as<LetNode>();
+      out.push_back(l->var);
+      out.push_back(l->value);
+      out.push_back(l->body);
+      break;
+    }
+    case ExprKind::Tuple: {
+      const auto& f = e.as<TupleNode>()->fields;
+      out.insert(out.end(), f.begin(), f.end());
+      break;
+    }
+    case ExprKind::TupleGetItem:
+      out.push_back(e.as<TupleGetItemNode>()->tuple);
+      break;
+    case ExprKind::Function: {
+      const auto* f = e.as<FunctionNode>();
+      out.insert(out.end(), f->params.begin(), f->params.end());
+      out.push_back(f->body);
+      break;
+    }
+  }
+}
+
+// The operands ExprMutator rewrites ahead, in the default visit_* order: a call's
+// callee then arguments, a let's variable, value and body, a tuple's fields, a
+// projection's tuple; not a function's body.
+inline void mutator_operands(const ExprNode& e, std::vector<Expr>& out) {
+  switch (e.kind) {
+    case ExprKind::Call: {
+      const auto* c = e.as<CallNode>();
+      if (c->fn) out.push_back(c->fn);
+      out.insert(out.end(), c->args.begin(), c->args.end());
+      break;
+    }
+    case ExprKind::Let:
+    case ExprKind::Tuple:
+    case ExprKind::TupleGetItem:
+      append_children(e, out);
+      break;
+    case ExprKind::Var:
+    case ExprKind::Constant:
+    case ExprKind::Function:
+      break;
+  }
+}
+
 }  // namespace detail
 
 // post_order_visit(e, f): f(node) for every distinct node reachable from e,
-// operands before users.
+// operands before users. Iterative (see the file comment).
 template <class F>
 void post_order_visit(const Expr& e, F&& f) {
-  std::unordered_set<const ExprNode*> seen;
-  detail::post_order_visit_impl(e, f, seen);
+  if (!e) return;
+  std::unordered_set<const ExprNode*> seen{e.get()};
+  detail::walk_post_order(
+      e, detail::append_children, [&](const Expr& n) { return !seen.insert(n.get()).second; },
+      [&](const Expr& n) { f(n); });
+  f(e);
 }
 
 // ExprMutator: a memoized post-order rewriter. Each visit_* gets the original node;
@@ -80,6 +192,10 @@ class ExprMutator {
   Expr mutate(const Expr& e) {
     if (!e) return e;
     if (auto it = memo_.find(e.get()); it != memo_.end()) return it->second;
+    // The operands first, iteratively (see the file comment), then e.
+    detail::walk_post_order(
+        e, detail::mutator_operands, [this](const Expr& n) { return memo_.count(n.get()) != 0; },
+        [this](const Expr& n) { memo_.emplace(n.get(), dispatch(n)); });
     Expr out = dispatch(e);
     memo_.emplace(e.get(), out);
     return out;

@@ -14,12 +14,33 @@
 //       ^
 // Operator names, attribute names and argument counts are checked against the op
 // table here, so such mistakes are reported at their place in the text.
+//
+// Limits. Every input ends in a module or a ParseError, in time and memory that
+// follow the text's size:
+// * nesting: at most kMaxNestingDepth (256, type.hpp) nested expressions -- each
+//   `(`, call, `{ }` block or `fn` goes one level deeper -- and, counted apart, 256
+//   nested types; deeper is "expected at most 256 nested expressions
+//   (kMaxNestingDepth), found deeper nesting" at the token that goes past. Bindings
+//   and let chains are not nesting: a flat program of any length parses.
+// * shapes: a tensor type's element count must fit int64;
+// * literals: an int32 literal (no suffix, or i32) must fit int32, an i64 literal
+//   int64; a float literal (f, f32, f64: held as float32) must be within the
+//   float32 range, an f16 literal within +-65504 (`inf`/`nan` are words of their own);
+// * metadata: a constant's data holds exactly its type's element count of values
+//   (a run `v x n` is checked before it is expanded), values of an integer dtype
+//   are whole numbers within that dtype's range, and all the constants together
+//   hold at most kMaxExpandedValues (16M) more values than the text has bytes;
+//   constant indexes are any non-negative int64 (kept in a map, not an array);
+// * messages: input bytes that are not valid UTF-8 show as `\xNN`, a multi-byte
+//   character whole.
 #pragma once
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -43,9 +64,16 @@ inline bool is_ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' 
 inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
 inline bool is_name_char(char c) { return is_ident_start(c) || is_digit(c); }
 
+// All the constants of one text hold at most this many values more than the text
+// has bytes (`[0 x 1000000]` expands 12 bytes to a million values).
+inline constexpr std::int64_t kMaxExpandedValues = std::int64_t{1} << 24;
+
 class Parser {
  public:
-  Parser(std::string_view text, std::string_view source) : text_(text), source_(source) { lex(); }
+  Parser(std::string_view text, std::string_view source)
+      : value_budget_(kMaxExpandedValues + static_cast<std::int64_t>(text.size())), text_(text), source_(source) {
+    lex();
+  }
 
   Module parse_module() {
     // The metadata section comes last in the text but first in meaning.
@@ -88,9 +116,18 @@ class Parser {
     Constant node;  // made at the first reference
   };
 
+  // The values the metadata may still expand to (see kMaxExpandedValues).
+  std::int64_t value_budget_ = 0;
+
   // ---------------------------------------------------------------- lexer
   [[noreturn]] void lex_error(int line, int col, const std::string& message) const {
-    throw ParseError(Span{source_, line, col}, message, text_);
+    throw ParseError(Span{source_, line, col}, valid_utf8(message), text_);
+  }
+
+  // The character at text_[i] for a message: a whole UTF-8 character, else `\xNN`.
+  std::string char_at(std::size_t i) const {
+    const std::size_t n = utf8_length(text_, i);
+    return valid_utf8(text_.substr(i, n == 0 ? 1 : n));
   }
 
   void lex() {
@@ -163,7 +200,7 @@ class Parser {
         if (i == start + 1)
           lex_error(t.line, t.col,
                     std::string("expected a name after '") + c + "', found " +
-                        (i < text_.size() ? "'" + std::string(1, text_[i]) + "'" : "end of input"));
+                        (i < text_.size() ? "'" + char_at(i) + "'" : "end of input"));
         t.kind = c == '%' ? Token::Local : Token::Global;
         t.text = std::string(text_.substr(start + 1, i - start - 1));
       } else if (c == '"') {
@@ -193,7 +230,7 @@ class Parser {
         t.kind = Token::Punct;
         t.text = std::string(1, c);
       } else {
-        lex_error(t.line, t.col, "expected a token, found unexpected character '" + std::string(1, c) + "'");
+        lex_error(t.line, t.col, "expected a token, found unexpected character '" + char_at(i) + "'");
       }
       t.end_line = line;
       t.end_col = col;
@@ -203,8 +240,26 @@ class Parser {
 
   // ---------------------------------------------------------------- tokens
   [[noreturn]] void error_at(const Token& t, const std::string& message) const {
-    throw ParseError(Span{source_, t.line, t.col}, message, text_);
+    throw ParseError(Span{source_, t.line, t.col}, valid_utf8(message), text_);
   }
+
+  // Depth: one level of expression or type nesting while alive; past
+  // kMaxNestingDepth, a ParseError at the token that goes deeper.
+  class Nest {
+   public:
+    Nest(const Parser& p, int& depth, const char* what) : depth_(depth) {
+      if (depth_ >= kMaxNestingDepth)
+        p.error_at(p.peek(), "expected at most " + std::to_string(kMaxNestingDepth) + " nested " + what +
+                                 " (kMaxNestingDepth), found deeper nesting");
+      ++depth_;
+    }
+    Nest(const Nest&) = delete;
+    Nest& operator=(const Nest&) = delete;
+    ~Nest() { --depth_; }
+
+   private:
+    int& depth_;
+  };
 
   static std::string describe_token(const Token& t) {
     switch (t.kind) {
@@ -215,7 +270,7 @@ class Parser {
       case Token::Global:
         return "'@" + t.text + "'";
       case Token::String:
-        return quote(t.text);
+        return valid_utf8(quote(t.text));
       default:
         return "'" + t.text + "'";
     }
@@ -325,19 +380,46 @@ class Parser {
       v = std::numeric_limits<T>::quiet_NaN();
     } else {
       const auto res = std::from_chars(n.mantissa.data(), n.mantissa.data() + n.mantissa.size(), v);
+      if (res.ec == std::errc::result_out_of_range && res.ptr == n.mantissa.data() + n.mantissa.size())
+        error_at(at, std::string("expected a number within the range of ") +
+                         (sizeof(T) == sizeof(float) ? "float32" : "float64") + " (magnitude 0 or about 1e-45 to " +
+                         (sizeof(T) == sizeof(float) ? "3.4e38" : "1.8e308") + "), found '" + n.mantissa + "'");
       if (res.ec != std::errc() || res.ptr != n.mantissa.data() + n.mantissa.size())
         error_at(at, "expected a number, found '" + n.mantissa + "'");
     }
     return n.negative ? -v : v;
   }
 
+  // The value of an integer literal of `dtype` (int8 ... int64, uint8, bool),
+  // checked against the dtype's range.
+  std::int64_t int_in_range(const NumberText& n, const Token& at, const std::string& dtype) const {
+    const std::int64_t v = int_value(n, at);
+    const auto [lo, hi] = int_range(dtype);
+    if (v < lo || v > hi)
+      error_at(at, "expected an " + dtype + " value in [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                       "], found '" + std::string(n.negative ? "-" : "") + n.mantissa + n.suffix + "'");
+    return v;
+  }
+
+  static std::pair<std::int64_t, std::int64_t> int_range(std::string_view dtype) {
+    if (dtype == "int8") return {INT8_MIN, INT8_MAX};
+    if (dtype == "int16") return {INT16_MIN, INT16_MAX};
+    if (dtype == "int32") return {INT32_MIN, INT32_MAX};
+    if (dtype == "uint8") return {0, UINT8_MAX};
+    if (dtype == "bool") return {0, 1};
+    return {INT64_MIN, INT64_MAX};
+  }
+
   std::int64_t int_value(const NumberText& n, const Token& at) const {
     if (!is_integral_text(n) || !n.suffix.empty())
       error_at(at, "expected an integer, found '" + std::string(n.negative ? "-" : "") + n.mantissa + n.suffix + "'");
-    std::int64_t v = 0;
+    std::uint64_t v = 0;
     const auto res = std::from_chars(n.mantissa.data(), n.mantissa.data() + n.mantissa.size(), v);
-    if (res.ec != std::errc()) error_at(at, "expected an integer that fits 64 bits, found '" + n.mantissa + "'");
-    return n.negative ? -v : v;
+    const std::uint64_t limit = n.negative ? std::uint64_t{1} << 63 : (std::uint64_t{1} << 63) - 1;
+    if (res.ec != std::errc() || v > limit)
+      error_at(
+          at, "expected an integer that fits 64 bits, found '" + std::string(n.negative ? "-" : "") + n.mantissa + "'");
+    return n.negative ? static_cast<std::int64_t>(0 - v) : static_cast<std::int64_t>(v);
   }
 
   std::int64_t read_int(std::string_view what) {
@@ -347,6 +429,7 @@ class Parser {
 
   // ---------------------------------------------------------------- types
   Type parse_type() {
+    const Nest nest(*this, type_depth_, "types");
     const Token& t = peek();
     if (at_ident("Tensor")) {
       next();
@@ -361,6 +444,9 @@ class Parser {
         if (!at_punct(",")) break;
         next();
       }
+      if (!checked_num_elements(shape))
+        error_at(t, "expected a shape of at most 2^63-1 elements, found " + format_shape(shape) +
+                        " whose element count overflows");
       expect_punct(")", "to close the shape");
       expect_punct(",", "between shape and dtype");
       const Token& dt = peek();
@@ -446,40 +532,57 @@ class Parser {
       std::optional<std::vector<float>> data;
       if (at_punct("=")) {
         next();
-        const Token& dt = peek();
-        data = parse_data();
-        if (static_cast<std::int64_t>(data->size()) != num_elements(*tensor))
-          error_at(dt, "expected " + std::to_string(num_elements(*tensor)) + " values for " + to_string(type) +
-                           ", found " + std::to_string(data->size()));
+        data = parse_data(*tensor, type);
       }
-      if (idx < 0 || idx > 10'000'000) error_at(it, "expected a constant index, found " + std::to_string(idx));
-      const auto i = static_cast<std::size_t>(idx);
-      if (meta_.size() <= i) meta_.resize(i + 1);
-      if (meta_[i]) error_at(it, "redefinition of Constant[" + std::to_string(idx) + "]");
-      meta_[i] = MetaEntry{std::move(type), std::move(data), nullptr};
+      if (idx < 0) error_at(it, "expected a constant index, found " + std::to_string(idx));
+      if (meta_.count(idx)) error_at(it, "redefinition of Constant[" + std::to_string(idx) + "]");
+      meta_.emplace(idx, MetaEntry{std::move(type), std::move(data), nullptr});
     }
   }
 
-  std::vector<float> parse_data() {
+  // `[v, v x n, ...]`: exactly num_elements(tensor) values, counted before a run is
+  // expanded, and within the text's budget of values (kMaxExpandedValues).
+  std::vector<float> parse_data(const TensorType& tensor, const Type& type) {
+    const Token& open = peek();
+    const std::int64_t want = num_elements(tensor);
+    auto wrong_count = [&](const Token& at, const std::string& found) {
+      error_at(at, "expected " + std::to_string(want) + " values for " + to_string(type) + ", found " + found);
+    };
     expect_punct("[", "to open the data");
+    const bool integer = is_integer_dtype(tensor.dtype) || tensor.dtype == "bool";
     std::vector<float> v;
+    std::int64_t count = 0;
     while (!at_punct("]")) {
       const Token& t = peek();
       const NumberText n = read_number("a value");
       if (!n.suffix.empty()) error_at(t, "expected a plain number in constant data, found suffix '" + n.suffix + "'");
-      const float x = number_value<float>(n, t);
+      float x = 0;
+      if (integer) {
+        if (!is_integral_text(n))
+          error_at(t, "expected a whole number for " + tensor.dtype + " data, found '" +
+                          std::string(n.negative ? "-" : "") + n.mantissa + "'");
+        x = static_cast<float>(int_in_range(n, t, tensor.dtype));
+      } else {
+        x = number_value<float>(n, t);
+      }
       std::int64_t repeat = 1;
       if (at_ident("x")) {
         next();
         const Token& r = peek();
         repeat = read_int("a repeat count");
-        if (repeat < 1 || repeat > 1'000'000'000)
-          error_at(r, "expected a positive repeat count, found " + std::to_string(repeat));
+        if (repeat < 1) error_at(r, "expected a positive repeat count, found " + std::to_string(repeat));
       }
+      if (repeat > want - count) wrong_count(t, "more");
+      if (repeat > value_budget_)
+        error_at(t, "expected the metadata to expand to at most " + std::to_string(kMaxExpandedValues) +
+                        " values more than the text's size (kMaxExpandedValues), found more");
+      value_budget_ -= repeat;
+      count += repeat;
       v.insert(v.end(), static_cast<std::size_t>(repeat), x);
       if (!at_punct(",")) break;
       next();
     }
+    if (count != want) wrong_count(open, std::to_string(count));
     expect_punct("]", "to close the data");
     return v;
   }
@@ -493,10 +596,11 @@ class Parser {
     const Token& it = peek();
     const std::int64_t idx = read_int("a constant index");
     expect_punct("]", "after the constant index");
-    if (idx < 0 || static_cast<std::size_t>(idx) >= meta_.size() || !meta_[static_cast<std::size_t>(idx)])
+    auto found = meta_.find(idx);
+    if (found == meta_.end())
       error_at(it, "expected a constant defined in the #[metadata] section, found meta[Constant][" +
                        std::to_string(idx) + "]" + (meta_.empty() ? " and no metadata section" : ""));
-    MetaEntry& e = *meta_[static_cast<std::size_t>(idx)];
+    MetaEntry& e = found->second;
     if (!e.node) e.node = make_constant(e.type, e.data, span_from(m));
     return e.node;
   }
@@ -520,9 +624,14 @@ class Parser {
       dtype = "int64";
     else
       error_at(first, "expected a literal suffix (f, f16, f32, f64, i32, i64), found '" + n.suffix + "'");
-    if ((dtype == "int32" || dtype == "int64") && !is_integral_text(n))
+    const bool integer = dtype == "int32" || dtype == "int64";
+    if (integer && !is_integral_text(n))
       error_at(first, "expected an integer for an " + dtype + " literal, found '" + n.mantissa + n.suffix + "'");
-    const float v = number_value<float>(n, first);
+    if (integer) (void)int_in_range(n, first, dtype);
+    const float v = number_value<float>(n, first);  // float64 and float16 values are held as float32
+    if (dtype == "float16" && std::isfinite(v) && std::fabs(v) > 65504.0f)
+      error_at(first, "expected a float16 literal within +-65504, found '" + std::string(n.negative ? "-" : "") +
+                          n.mantissa + n.suffix + "'");
     return make_scalar(v, dtype, span_from(first));
   }
 
@@ -664,6 +773,7 @@ class Parser {
   }
 
   Expr parse_expr() {
+    const Nest nest(*this, expr_depth_, "expressions");
     const Token& first = peek();
     Expr e = parse_primary();
     while (true) {
@@ -762,7 +872,9 @@ class Parser {
   std::string source_;
   std::vector<Token> toks_;
   std::size_t pos_ = 0;
-  std::vector<std::optional<MetaEntry>> meta_;
+  std::map<std::int64_t, MetaEntry> meta_;
+  int expr_depth_ = 0;  // nesting of expressions (Nest)
+  int type_depth_ = 0;  // nesting of types (Nest)
   std::vector<std::unordered_map<std::string, Expr>> scopes_;
 };
 

@@ -2,9 +2,10 @@
 //
 // passinfra::ir_traits<Module>        function_type = Function; map_functions (global functions
 //                                     that are not Primitive); function_pass_follow_up = InferType;
-//                                     print (tinyir::print) and parse (tinyir::parse)
+//                                     print (tinyir::print) and parse (tinyir::parse); verify
+//                                     (tinyir/verify.hpp) and print_with_locations (spans shown)
 // InferType                           module pass   {"InferType", 0}
-// FoldConstant                        function pass {"FoldConstant", 2}
+// FoldConstant                        function pass {"FoldConstant", 2}; statistic `folded`
 // EliminateCommonSubexpr              function pass {"EliminateCommonSubexpr", 3}, requires InferType
 // DeadCodeElimination                 function pass {"DeadCodeElimination", 1}
 // FuseOps(fuse_opt_level = -1)        function pass {"FuseOps", 0}, requires InferType;
@@ -16,7 +17,8 @@
 // AnnotateSpans                       module pass   {"AnnotateSpans", 0}: print, parse back as
 //                                     "GeneratedSource", then a nested, instrumented InferType
 // PrintIR                             passinfra::PrintIR (module pass {"PrintIR", 0}, logs at INFO)
-// register_passes(registry)           all of the above by name; FuseOps(fuse_opt_level=<int>),
+// kFuseMaxDepth                       config key relay.FuseOps.max_depth (integer, 256), read by FuseOps
+// register_passes(registry)           all of the above by name, and kFuseMaxDepth; FuseOps(fuse_opt_level=<int>),
 //                                     ConvertLayout(nn.conv2d=["NHWC","default"]), PrintIR(header="...")
 //
 // The names, opt_levels and requirements are those of Relay (TVM 0.8-0.13). As in
@@ -40,6 +42,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -55,6 +58,7 @@
 #include "tinyir/printer.hpp"
 #include "tinyir/transforms.hpp"
 #include "tinyir/type_infer.hpp"
+#include "tinyir/verify.hpp"
 
 namespace tinyir {
 
@@ -94,6 +98,15 @@ struct ir_traits<tinyir::Module> {
   static std::string print(const tinyir::Module& m) { return tinyir::print(m); }
 
   static tinyir::Module parse(std::string_view text, std::string_view source) { return tinyir::parse(text, source); }
+
+  // Structural checks (tinyir/verify.hpp): what tinyir-opt's --verify-each and its
+  // checks of the input and the output run.
+  static std::optional<std::string> verify(const tinyir::Module& m) { return tinyir::verify(m); }
+
+  // The text with `/* span=<source>:<line>:<col> */` after each binding (--print-debuginfo).
+  static std::string print_with_locations(const tinyir::Module& m) {
+    return tinyir::print(m, tinyir::PrintOptions{.show_spans = true});
+  }
 };
 // [ir-traits]
 
@@ -114,12 +127,19 @@ Module run_function_pass(const passinfra::PassInfo& info, Module m, Ctx& ctx, F 
 }  // namespace detail
 
 // FoldConstant: evaluates operators on constants with data (fold_constant.hpp).
+// Statistic `folded`: the calls it replaced by constants (SPEC §13), counted
+// locally per function and added once per run.
 struct FoldConstant : passinfra::CallablePass<FoldConstant> {
   static constexpr passinfra::PassInfo info{"FoldConstant", 2};
+  passinfra::Statistic folded{"folded", "Number of calls folded"};
+  passinfra::StatisticList statistics() const { return {&folded}; }
   template <class Ctx>
   Module transform(Module m, Ctx& ctx) const {
-    return detail::run_function_pass(info, std::move(m), ctx,
-                                     [](const Function& fn, const Module& mod) { return fold_constant(fn, mod); });
+    std::uint64_t n = 0;
+    Module out = detail::run_function_pass(
+        info, std::move(m), ctx, [&n](const Function& fn, const Module& mod) { return fold_constant(fn, mod, &n); });
+    folded += n;
+    return out;
   }
 };
 
@@ -147,9 +167,14 @@ struct DeadCodeElimination : passinfra::CallablePass<DeadCodeElimination> {
   }
 };
 
+// kFuseMaxDepth: TVM's config key relay.FuseOps.max_depth (integer, default 256):
+// the most operators FuseOps puts in one group. register_passes registers it.
+inline constexpr passinfra::ConfigKey<int> kFuseMaxDepth{"relay.FuseOps.max_depth", 256};
+
 // FuseOps(fuse_opt_level): groups operators into Primitive functions (fuse_ops.hpp).
 // fuse_opt_level -1 (the default) takes the level from the context's opt_level(),
-// as Relay's FuseOps() does.
+// as Relay's FuseOps() does; the group size limit is the context's
+// relay.FuseOps.max_depth (kFuseMaxDepth), as in TVM.
 struct FuseOps : passinfra::CallablePass<FuseOps> {
   static constexpr passinfra::PassInfo info{"FuseOps", 0};
   using required = passinfra::requires_passes<InferType>;
@@ -162,8 +187,15 @@ struct FuseOps : passinfra::CallablePass<FuseOps> {
   template <class Ctx>
   Module transform(Module m, Ctx& ctx) const {
     const int level = fuse_opt_level == -1 ? ctx.opt_level() : fuse_opt_level;
-    return detail::run_function_pass(
-        info, std::move(m), ctx, [level](const Function& fn, const Module& mod) { return fuse_ops(fn, mod, level); });
+    const int max_depth = ctx.get_config(kFuseMaxDepth);
+    if (max_depth < 1) {
+      throw Error("FuseOps: config relay.FuseOps.max_depth is " + std::to_string(max_depth) +
+                  "; expected at least 1 (operators per group)");
+    }
+    return detail::run_function_pass(info, std::move(m), ctx, [level, max_depth](const Function& fn, const Module&) {
+      infer_type(fn);  // what fuse_ops(fn, mod, level) does, with TVM's limit of 256 replaced by max_depth
+      return tinyir::detail::OpFuser(level, max_depth).run(fn);
+    });
   }
 };
 
@@ -238,6 +270,7 @@ using PrintIR = passinfra::PrintIR;
 inline void register_passes(passinfra::PassRegistry<Module>& registry) {
   using passinfra::ConfigType;
   using passinfra::PassOptions;
+  passinfra::register_config_option(kFuseMaxDepth, "the most operators FuseOps puts in one group");
   registry.add<InferType>("infer the type of every expression");
   registry.add<FoldConstant>("evaluate operators whose operands are constants with data");
   registry.add<EliminateCommonSubexpr>("merge calls that compute the same value");

@@ -32,6 +32,12 @@
 // and annotated let variables; with show_types, also `/* ty=... */` after every
 // binding whose node has a checked type. Variable names are made unique within a
 // global function by appending a number (`%p0`, `%p01`), as Relay does.
+//
+// Depth. The printer does not recurse along chains of operands: before a call,
+// tuple or projection is printed, the not yet printed nodes under it are printed
+// (bound) from an explicit stack, in the order the recursive rules above take them,
+// so 100,000 bindings print whatever the machine's stack. Nested functions and `{ }`
+// blocks nest in the text as deep as in the program.
 #pragma once
 
 #include <algorithm>
@@ -269,6 +275,19 @@ class Printer {
     return "{\n" + inner.lines + inner.indent + root + "\n" + outer.indent + "}";
   }
 
+  // The operands text() prints before a node, in its order: a call's arguments then
+  // its callee, a tuple's fields, a projection's tuple.
+  static void operands(const ExprNode& e, std::vector<Expr>& out) {
+    if (const auto* c = e.as<CallNode>()) {
+      out.insert(out.end(), c->args.begin(), c->args.end());
+      if (c->fn) out.push_back(c->fn);
+    } else if (const auto* t = e.as<TupleNode>()) {
+      out.insert(out.end(), t->fields.begin(), t->fields.end());
+    } else if (const auto* g = e.as<TupleGetItemNode>()) {
+      out.push_back(g->tuple);
+    }
+  }
+
   // The text of e in block b: in place for a root or an atom, else a `%n` binding.
   std::string text(const Expr& e, Block& b, bool root) {
     switch (e->kind) {
@@ -280,6 +299,15 @@ class Printer {
         break;
     }
     if (const std::string* name = lookup(e.get())) return *name;
+    // The operands' bindings first, iteratively (atoms too: they name variables and
+    // number metadata constants in order of first use), so that the text() calls
+    // below find them bound and recurse one level only.
+    walk_post_order(
+        e, operands,
+        [&](const Expr& n) {
+          return n->kind != ExprKind::Var && n->kind != ExprKind::Constant && lookup(n.get()) != nullptr;
+        },
+        [&](const Expr& n) { text(n, b, false); });
     std::string t;
     switch (e->kind) {
       case ExprKind::Call: {

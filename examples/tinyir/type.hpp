@@ -11,12 +11,19 @@
 // as_tensor/as_tuple/as_func(t) the alternative, or nullptr
 // type_equal(a, b)              structural equality (null == null)
 // to_string(t)                  Relay text: "Tensor[(1, 64), float32]", "float32", "(T1, T2)", "fn (T) -> T"
-// num_elements(tensor)          product of the shape
+// num_elements(tensor)          product of the shape (INT64_MAX when it overflows)
+// checked_num_elements(shape)   product of the shape, nullopt when it overflows int64
+// type_depth(t)                 nesting depth: 1 for a tensor, 1 + the deepest field for a tuple or fn
+// kMaxNestingDepth              256: the deepest nesting of expressions and of types the
+//                               parser accepts, and of types type inference builds
 // is_valid_dtype(name)          float16/32/64, int8/16/32/64, uint8, bool
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -115,11 +122,46 @@ inline std::string to_string(const Type& t) {
   return out + ") -> " + to_string(ft->ret);
 }
 
-// num_elements(t): product of the shape (1 for a scalar).
-inline std::int64_t num_elements(const TensorType& t) noexcept {
+// [nesting-limit]
+// kMaxNestingDepth: how deep expressions and types may nest in text. parse() throws
+// ParseError "expected at most 256 nested expressions (kMaxNestingDepth), found
+// deeper nesting" (or "... nested types ...") at the token that goes deeper:
+// `((((%x))))`, `add(add(...))`, `(((%x,),),)`, `{ { ... } }`, `fn () { fn () ... }`
+// and `((Tensor[...],),)` count one level per bracket or call. Flat programs have no
+// such limit: `%0 = ...; %1 = ...;` bindings and `let` chains of any length are
+// read, typed, printed and transformed without recursion. Type inference throws
+// TypeError for a type deeper than kMaxNestingDepth (a chain of `(%k,)` tuples), so
+// every type it builds prints as text that parses again.
+inline constexpr int kMaxNestingDepth = 256;
+// [nesting-limit]
+
+// checked_num_elements(shape): the product of the dimensions, nullopt when it does
+// not fit int64 (or a dimension is negative).
+inline std::optional<std::int64_t> checked_num_elements(const std::vector<std::int64_t>& shape) noexcept {
   std::int64_t n = 1;
-  for (auto d : t.shape) n *= d;
+  for (auto d : shape) {
+    if (d < 0 || __builtin_mul_overflow(n, d, &n)) return std::nullopt;
+  }
   return n;
+}
+
+// num_elements(t): product of the shape (1 for a scalar); INT64_MAX when the product
+// overflows (the parser and type inference reject such shapes).
+inline std::int64_t num_elements(const TensorType& t) noexcept {
+  return checked_num_elements(t.shape).value_or(std::numeric_limits<std::int64_t>::max());
+}
+
+// type_depth(t): 1 for a tensor (or an unknown type), 1 + the deepest component for
+// a tuple or a function type.
+inline int type_depth(const Type& t) {
+  int deepest = 0;
+  if (const auto* tu = as_tuple(t)) {
+    for (const auto& f : tu->fields) deepest = std::max(deepest, type_depth(f));
+  } else if (const auto* ft = as_func(t)) {
+    for (const auto& p : ft->params) deepest = std::max(deepest, type_depth(p));
+    deepest = std::max(deepest, type_depth(ft->ret));
+  }
+  return deepest + 1;
 }
 
 // is_valid_dtype(name)

@@ -135,6 +135,21 @@ class OpContext {
     return pos;
   }
 
+  // a + b and a * b, failing (TypeError) when the result does not fit int64.
+  std::int64_t add(std::int64_t a, std::int64_t b, std::string_view what) const {
+    std::int64_t r = 0;
+    if (__builtin_add_overflow(a, b, &r)) overflow(what);
+    return r;
+  }
+  std::int64_t mul(std::int64_t a, std::int64_t b, std::string_view what) const {
+    std::int64_t r = 0;
+    if (__builtin_mul_overflow(a, b, &r)) overflow(what);
+    return r;
+  }
+  [[noreturn]] void overflow(std::string_view what) const {
+    fail("expected " + std::string(what) + " that fits 64 bits, found an overflow");
+  }
+
   std::int64_t normalize_axis(std::int64_t axis, std::size_t rank, std::string_view what, bool inclusive) const {
     const auto r = static_cast<std::int64_t>(rank) + (inclusive ? 1 : 0);
     if (axis < -r || axis >= r)
@@ -169,12 +184,14 @@ inline std::vector<std::int64_t> broadcast_shapes(const OpContext& cx, const Ten
 
 inline std::int64_t pooled_extent(const OpContext& cx, std::string_view what, std::int64_t in, std::int64_t pad,
                                   std::int64_t window, std::int64_t dilation, std::int64_t stride, bool ceil_mode) {
-  const std::int64_t span = (window - 1) * dilation + 1;
-  const std::int64_t avail = in + pad - span;
+  const std::string extent = "a " + std::string(what) + " extent";
+  const std::int64_t span = cx.add(cx.mul(window - 1, dilation, extent), 1, extent);
+  const std::int64_t padded = cx.add(in, pad, extent);
+  const std::int64_t avail = padded - span;  // both non-negative: no overflow
   if (avail < 0)
     cx.fail("expected the " + std::string(what) + " window (" + std::to_string(span) +
-            " after dilation) to fit the padded input extent " + std::to_string(in + pad) + ", found it larger");
-  return (ceil_mode ? (avail + stride - 1) / stride : avail / stride) + 1;
+            " after dilation) to fit the padded input extent " + std::to_string(padded) + ", found it larger");
+  return (ceil_mode ? avail / stride + (avail % stride != 0 ? 1 : 0) : avail / stride) + 1;
 }
 
 inline Type infer_conv2d(const OpContext& cx) {
@@ -201,7 +218,7 @@ inline Type infer_conv2d(const OpContext& cx) {
   if (c % groups != 0)
     cx.fail("expected data channels divisible by groups " + std::to_string(groups) + ", found " + std::to_string(c) +
             " channels");
-  if (ki * groups != c)
+  if (cx.mul(ki, groups, "weight input channels times groups") != c)
     cx.fail("argument 2 (weight): expected " + std::to_string(c / groups) + " input channels (data channels " +
             std::to_string(c) + " / groups " + std::to_string(groups) + ") in " + kernel_layout + " layout, found " +
             std::to_string(ki) + " (weight " + to_string(tensor_type(weight.shape, weight.dtype)) + ")");
@@ -217,8 +234,10 @@ inline Type infer_conv2d(const OpContext& cx) {
       cx.fail("argument 2 (weight): expected kernel size " + to_string(*ks) + " (attribute kernel_size), found [" +
               std::to_string(kh) + ", " + std::to_string(kw) + "]");
   }
-  const std::int64_t oh = pooled_extent(cx, "kernel height", h, pad[0] + pad[2], kh, dilation[0], strides[0], false);
-  const std::int64_t ow = pooled_extent(cx, "kernel width", w, pad[1] + pad[3], kw, dilation[1], strides[1], false);
+  const std::int64_t oh =
+      pooled_extent(cx, "kernel height", h, cx.add(pad[0], pad[2], "a padding"), kh, dilation[0], strides[0], false);
+  const std::int64_t ow =
+      pooled_extent(cx, "kernel width", w, cx.add(pad[1], pad[3], "a padding"), kw, dilation[1], strides[1], false);
   std::string dtype = cx.get_string("out_dtype");
   if (dtype.empty()) dtype = data.dtype;
   std::vector<std::int64_t> shape(4);
@@ -258,10 +277,10 @@ inline Type infer_max_pool2d(const OpContext& cx) {
   const Ints pad = cx.get_padding();
   const bool ceil_mode = cx.get_int("ceil_mode") != 0;
   std::vector<std::int64_t> shape = data.shape;
-  shape[d[2]] =
-      pooled_extent(cx, "pool height", data.shape[d[2]], pad[0] + pad[2], pool[0], dilation[0], strides[0], ceil_mode);
-  shape[d[3]] =
-      pooled_extent(cx, "pool width", data.shape[d[3]], pad[1] + pad[3], pool[1], dilation[1], strides[1], ceil_mode);
+  shape[d[2]] = pooled_extent(cx, "pool height", data.shape[d[2]], cx.add(pad[0], pad[2], "a padding"), pool[0],
+                              dilation[0], strides[0], ceil_mode);
+  shape[d[3]] = pooled_extent(cx, "pool width", data.shape[d[3]], cx.add(pad[1], pad[3], "a padding"), pool[1],
+                              dilation[1], strides[1], ceil_mode);
   return tensor_type(std::move(shape), data.dtype);
 }
 
@@ -308,11 +327,17 @@ inline Type infer_bias_add(const OpContext& cx) {
   return tensor_type(data.shape, data.dtype);
 }
 
+// expand_dims adds at most this many axes (the result's rank follows the input's size).
+inline constexpr std::int64_t kMaxNewAxes = 1024;
+
 inline Type infer_expand_dims(const OpContext& cx) {
   const auto& data = cx.tensor(0);
   const auto axis = cx.normalize_axis(cx.get_int("axis"), data.shape.size(), "axis", true);
   const std::int64_t num = cx.get_int("num_newaxis");
   if (num < 0) cx.fail("attribute 'num_newaxis': expected a non-negative value, found " + std::to_string(num));
+  if (num > kMaxNewAxes)
+    cx.fail("attribute 'num_newaxis': expected at most " + std::to_string(kMaxNewAxes) + " new axes, found " +
+            std::to_string(num));
   std::vector<std::int64_t> shape = data.shape;
   shape.insert(shape.begin() + axis, static_cast<std::size_t>(num), 1);
   return tensor_type(std::move(shape), data.dtype);
@@ -360,7 +385,7 @@ inline Type infer_reshape(const OpContext& cx) {
     } else {
       cx.fail("attribute 'newshape': expected positive sizes, 0 or -1, found " + std::to_string(v));
     }
-    known *= shape.back();
+    known = cx.mul(known, shape.back(), "a product of 'newshape'");
   }
   const std::int64_t total = num_elements(data);
   if (infer_at) {
@@ -378,9 +403,8 @@ inline Type infer_reshape(const OpContext& cx) {
 
 }  // namespace detail
 
-// infer_op_type(call, arg_types): the type of an operator call whose arguments have
-// `arg_types`. Throws TypeError naming `call`.
-inline Type infer_op_type(const CallNode& call, const std::vector<Type>& arg_types) {
+namespace detail {
+inline Type op_type_rule(const CallNode& call, const std::vector<Type>& arg_types) {
   const OpInfo* info = call.op_info();
   if (!info) detail::type_fail(call, "unknown operator '" + call.op + "'");
   detail::OpContext cx(call, *info, arg_types);
@@ -408,7 +432,7 @@ inline Type infer_op_type(const CallNode& call, const std::vector<Type>& arg_typ
     const auto& t = cx.tensor(0);
     if (t.shape.empty()) cx.fail("argument 1 (data): expected a tensor of rank >= 1, found " + t.dtype);
     std::int64_t rest = 1;
-    for (std::size_t i = 1; i < t.shape.size(); ++i) rest *= t.shape[i];
+    for (std::size_t i = 1; i < t.shape.size(); ++i) rest = cx.mul(rest, t.shape[i], "a flattened extent");
     return tensor_type({t.shape[0], rest}, t.dtype);
   }
   if (op == "nn.dense") return detail::infer_dense(cx);
@@ -418,20 +442,98 @@ inline Type infer_op_type(const CallNode& call, const std::vector<Type>& arg_typ
   if (op == "reshape") return detail::infer_reshape(cx);
   detail::type_fail(call, "operator '" + op + "' has no type rule");
 }
+}  // namespace detail
+
+// infer_op_type(call, arg_types): the type of an operator call whose arguments have
+// `arg_types`. Throws TypeError naming `call`, also when the result's element count
+// does not fit int64 (e.g. a broadcast of (2^40, 1) and (1, 2^40)).
+inline Type infer_op_type(const CallNode& call, const std::vector<Type>& arg_types) {
+  Type t = detail::op_type_rule(call, arg_types);
+  auto fits = [](const Type& x) { return !as_tensor(x) || checked_num_elements(as_tensor(x)->shape).has_value(); };
+  bool ok = fits(t);
+  if (const auto* tu = as_tuple(t))
+    for (const auto& f : tu->fields) ok = ok && fits(f);
+  if (!ok)
+    detail::type_fail(
+        call, "expected a result of at most 2^63-1 elements, found " + to_string(t) + " whose element count overflows");
+  return t;
+}
 
 namespace detail {
 
 class TypeInferencer {
  public:
+  // visit(e): e's type; first the types of the not yet typed operands under e,
+  // iteratively, operands first (a call's arguments then callee, a tuple's fields, a
+  // projection's tuple, a let's value), so that compute() finds them memoized: no
+  // recursion along a chain of bindings. A let chain is a loop in compute().
   Type visit(const Expr& e) {
     if (auto it = memo_.find(e.get()); it != memo_.end()) return it->second;
+    walk_post_order(
+        e, operands, [this](const Expr& n) { return memo_.count(n.get()) != 0; },
+        [this](const Expr& n) { finish(n, compute(n)); });
     Type t = compute(e);
-    e->set_checked_type(t);
-    memo_.emplace(e.get(), t);
+    finish(e, t);
     return t;
   }
 
  private:
+  static void operands(const ExprNode& e, std::vector<Expr>& out) {
+    switch (e.kind) {
+      case ExprKind::Call: {
+        const auto* c = e.as<CallNode>();
+        out.insert(out.end(), c->args.begin(), c->args.end());
+        if (c->fn) out.push_back(c->fn);
+        break;
+      }
+      case ExprKind::Tuple: {
+        const auto& f = e.as<TupleNode>()->fields;
+        out.insert(out.end(), f.begin(), f.end());
+        break;
+      }
+      case ExprKind::TupleGetItem:
+        out.push_back(e.as<TupleGetItemNode>()->tuple);
+        break;
+      case ExprKind::Let:
+        out.push_back(e.as<LetNode>()->value);
+        break;
+      case ExprKind::Var:
+      case ExprKind::Constant:
+      case ExprKind::Function:
+        break;
+    }
+  }
+
+  void finish(const Expr& e, const Type& t) {
+    e->set_checked_type(t);
+    memo_.emplace(e.get(), t);
+  }
+
+  // The nesting depth of t (type_depth), memoized for the types built here.
+  int depth(const Type& t) {
+    if (!t || as_tensor(t)) return 1;
+    if (auto it = depths_.find(t.get()); it != depths_.end()) return it->second;
+    int deepest = 0;
+    if (const auto* tu = as_tuple(t)) {
+      for (const auto& f : tu->fields) deepest = std::max(deepest, depth(f));
+    } else if (const auto* ft = as_func(t)) {
+      for (const auto& p : ft->params) deepest = std::max(deepest, depth(p));
+      deepest = std::max(deepest, depth(ft->ret));
+    }
+    depths_.emplace(t.get(), deepest + 1);
+    return deepest + 1;
+  }
+
+  // t, unless it nests deeper than kMaxNestingDepth (its text would not parse: the
+  // printer writes tuple types on parameters, e.g. those FuseOps makes). Function
+  // types nest only as deep as functions do in the text.
+  Type bounded(const ExprNode& e, Type t) {
+    if (depth(t) > kMaxNestingDepth)
+      type_fail(e, "expected a type nested at most " + std::to_string(kMaxNestingDepth) +
+                       " deep (kMaxNestingDepth), found a deeper one");
+    return t;
+  }
+
   Type compute(const Expr& e) {
     switch (e->kind) {
       case ExprKind::Var: {
@@ -445,20 +547,32 @@ class TypeInferencer {
       case ExprKind::Call:
         return call_type(*e->as<CallNode>());
       case ExprKind::Let: {
-        const auto* l = e->as<LetNode>();
-        Type value = visit(l->value);
-        if (l->var->type_annotation && !type_equal(l->var->type_annotation, value))
-          type_fail(*e, "expected the value of %" + l->var->name + " to have its annotated type " +
-                            to_string(l->var->type_annotation) + ", found " + to_string(value));
-        let_types_[l->var.get()] = value;
-        memo_.erase(l->var.get());
-        visit(l->var);
-        return visit(l->body);
+        // The chain of lets starting at e, in a loop: each value, then the body.
+        std::vector<const LetNode*> chain;
+        Expr cur = e;
+        while (cur->kind == ExprKind::Let && (cur == e || !memo_.count(cur.get()))) {
+          const auto* l = cur->as<LetNode>();
+          Type value = visit(l->value);
+          if (l->var->type_annotation && !type_equal(l->var->type_annotation, value))
+            type_fail(*cur, "expected the value of %" + l->var->name + " to have its annotated type " +
+                                to_string(l->var->type_annotation) + ", found " + to_string(value));
+          let_types_[l->var.get()] = value;
+          memo_.erase(l->var.get());
+          visit(l->var);
+          chain.push_back(l);
+          cur = l->body;
+        }
+        Type body = visit(cur);
+        for (std::size_t i = chain.size(); i-- > 1;) {  // the inner lets; e's own is the caller's
+          chain[i]->set_checked_type(body);
+          memo_.emplace(chain[i], body);
+        }
+        return body;
       }
       case ExprKind::Tuple: {
         std::vector<Type> fields;
         for (const auto& f : e->as<TupleNode>()->fields) fields.push_back(visit(f));
-        return tuple_type(std::move(fields));
+        return bounded(*e, tuple_type(std::move(fields)));
       }
       case ExprKind::TupleGetItem: {
         const auto* g = e->as<TupleGetItemNode>();
@@ -507,6 +621,7 @@ class TypeInferencer {
 
   std::unordered_map<const ExprNode*, Type> memo_;
   std::unordered_map<const VarNode*, Type> let_types_;
+  std::unordered_map<const TypeNode*, int> depths_;
 };
 
 }  // namespace detail

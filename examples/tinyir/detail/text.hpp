@@ -7,6 +7,9 @@
 // edit_distance(a, b)       Levenshtein distance, for "did you mean" hints
 // closest_names(word, names) the names within a small edit distance of word
 // join(items, sep)          items joined by sep
+// utf8_length(s, i)         length of the valid UTF-8 character at s[i], 0 for an invalid byte
+// valid_utf8(s)             s with each byte that is not part of valid UTF-8 as `\xNN`
+// printable(s)              valid_utf8(s), control characters as `\xNN` too
 #pragma once
 
 #include <algorithm>
@@ -62,6 +65,56 @@ inline std::string quote(std::string_view s) {
   out += '"';
   return out;
 }
+
+// utf8_length(s, i): the length (1-4) of the well-formed UTF-8 character at s[i],
+// 0 when s[i] does not start one (a stray continuation byte, an overlong form, a
+// surrogate, a code point past U+10FFFF, or a sequence cut short).
+inline std::size_t utf8_length(std::string_view s, std::size_t i) {
+  const auto b = [&](std::size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0u; };
+  const unsigned c = b(0);
+  if (c < 0x80) return 1;
+  auto cont = [&](std::size_t k, unsigned lo = 0x80, unsigned hi = 0xBF) { return b(k) >= lo && b(k) <= hi; };
+  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
+  if (c == 0xE0) return cont(1, 0xA0) && cont(2) ? 3 : 0;
+  if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) return cont(1) && cont(2) ? 3 : 0;
+  if (c == 0xED) return cont(1, 0x80, 0x9F) && cont(2) ? 3 : 0;
+  if (c == 0xF0) return cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0;
+  if (c >= 0xF1 && c <= 0xF3) return cont(1) && cont(2) && cont(3) ? 4 : 0;
+  if (c == 0xF4) return cont(1, 0x80, 0x8F) && cont(2) && cont(3) ? 4 : 0;
+  return 0;
+}
+
+namespace text_detail {
+inline void append_hex_byte(std::string& out, unsigned char c) {
+  const char* digits = "0123456789abcdef";
+  out += "\\x";
+  out += digits[c >> 4];
+  out += digits[c & 15];
+}
+inline std::string escape(std::string_view s, bool controls) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    const std::size_t n = utf8_length(s, i);
+    if (n == 0 || (controls && (c < 0x20 || c == 0x7f))) {
+      append_hex_byte(out, c);
+      ++i;
+    } else {
+      out.append(s.substr(i, n));
+      i += n;
+    }
+  }
+  return out;
+}
+}  // namespace text_detail
+
+// valid_utf8(s): s, each byte that is not part of a well-formed UTF-8 character
+// written as the four characters `\xNN` (so a message built from input bytes is
+// valid UTF-8 whatever the input).
+inline std::string valid_utf8(std::string_view s) { return text_detail::escape(s, false); }
+
+// printable(s): valid_utf8(s) with control characters (below 0x20, and 0x7f) as `\xNN` too.
+inline std::string printable(std::string_view s) { return text_detail::escape(s, true); }
 
 // join(items, sep)
 inline std::string join(const std::vector<std::string>& items, std::string_view sep) {

@@ -133,8 +133,29 @@ class LayoutConverter {
     return static_cast<std::int64_t>(cur.find(orig[static_cast<std::size_t>(axis)]));
   }
 
+  // The operands compute() visits, in its order: a call's arguments then callee, a
+  // let's value then body, a tuple's fields, a projection's tuple; not a function's body.
+  static void operands(const ExprNode& e, std::vector<Expr>& out) {
+    if (const auto* c = e.as<CallNode>()) {
+      out.insert(out.end(), c->args.begin(), c->args.end());
+      if (c->fn) out.push_back(c->fn);
+    } else if (const auto* l = e.as<LetNode>()) {
+      out.push_back(l->value);
+      out.push_back(l->body);
+    } else if (const auto* t = e.as<TupleNode>()) {
+      out.insert(out.end(), t->fields.begin(), t->fields.end());
+    } else if (const auto* g = e.as<TupleGetItemNode>()) {
+      out.push_back(g->tuple);
+    }
+  }
+
+  // visit(e): memoized; the operands under e are visited first from an explicit
+  // stack, so compute() recurses one level only whatever the program's length.
   R visit(const Expr& e) {
     if (auto it = memo_.find(e.get()); it != memo_.end()) return it->second;
+    walk_post_order(
+        e, operands, [this](const Expr& n) { return memo_.count(n.get()) != 0; },
+        [this](const Expr& n) { memo_.emplace(n.get(), compute(n)); });
     R r = compute(e);
     memo_.emplace(e.get(), r);
     return r;

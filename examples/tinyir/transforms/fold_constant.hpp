@@ -3,6 +3,7 @@
 //
 // fold_constant(mod)                 every function folded
 // fold_constant(fn, mod)             one function (function-pass shape)
+// fold_constant(fn, mod, &folded)    the same, adding the number of calls folded to `folded`
 // fold_constant(expr)                one expression
 // is_foldable_op(name)               the operators fold_constant evaluates
 // evaluate_op(call, args, out_type)  the data of one operator call on constant data, or nullopt
@@ -13,11 +14,15 @@
 // result is a Constant with data and the call's span. Constants without data
 // (shape-only parameters) are left alone, as are calls that do not type-check
 // (InferType reports those), integer divisions by zero and Primitive functions.
-// `(a, b).1` folds to `b`, as in Relay.
+// `(a, b).1` folds to `b`, as in Relay. A call whose result would hold more than
+// kMaxFoldedValues (16M) values and more than its arguments together is left
+// alone too (a broadcast of two vectors into a huge matrix): memory follows the
+// program's size.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -151,9 +156,15 @@ inline std::optional<std::vector<float>> evaluate_op(const CallNode& call, const
   return std::nullopt;
 }
 
+// The largest result (in values) a fold may build beyond the size of its arguments.
+inline constexpr std::int64_t kMaxFoldedValues = std::int64_t{1} << 24;
+
 namespace detail {
 
 class ConstantFolder : public ExprMutator {
+ public:
+  std::uint64_t folded = 0;  // calls replaced by a constant
+
  protected:
   Expr visit_call(const Call& c) override {
     Expr e = ExprMutator::visit_call(c);
@@ -161,11 +172,13 @@ class ConstantFolder : public ExprMutator {
     if (!call || !call->is_op() || !is_foldable_op(call->op)) return e;
     std::vector<const ConstantNode*> args;
     std::vector<Type> types;
+    std::int64_t inputs = 0;
     for (const auto& a : call->args) {
       const auto* k = a->as<ConstantNode>();
       if (!k || !k->data) return e;
       args.push_back(k);
       types.push_back(k->type);
+      inputs += static_cast<std::int64_t>(k->data->size());
     }
     Type out;
     try {
@@ -173,8 +186,10 @@ class ConstantFolder : public ExprMutator {
     } catch (const TypeError&) {
       return e;  // left for InferType to report
     }
+    if (num_elements(*as_tensor(out)) > std::max(kMaxFoldedValues, inputs)) return e;
     auto data = evaluate_op(*call, args, *as_tensor(out));
     if (!data) return e;
+    ++folded;
     return make_constant(out, std::move(data), call->span);
   }
 
@@ -198,9 +213,12 @@ class ConstantFolder : public ExprMutator {
 // fold_constant(expr)
 inline Expr fold_constant(const Expr& e) { return detail::ConstantFolder().mutate(e); }
 
-// fold_constant(fn, mod)
-inline Function fold_constant(const Function& fn, const Module& /*mod*/) {
-  return detail::ConstantFolder().mutate_function(fn);
+// fold_constant(fn, mod, folded): adds the number of calls folded to *folded (FoldConstant's statistic).
+inline Function fold_constant(const Function& fn, const Module& /*mod*/, std::uint64_t* folded = nullptr) {
+  detail::ConstantFolder folder;
+  Function out = folder.mutate_function(fn);
+  if (folded != nullptr) *folded += folder.folded;
+  return out;
 }
 
 // fold_constant(mod)

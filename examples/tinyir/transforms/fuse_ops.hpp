@@ -23,6 +23,10 @@
 // constants stay inside. A group without an operator call (a lone tuple or
 // projection) is left as it is. Let values and bodies are regions of their own;
 // Primitive functions already present are left alone. Types are inferred first.
+//
+// No recursion along chains of operands, groups or lets (a chain of 100,000 calls
+// fuses whatever the machine's stack): the graph is built and rebuilt from explicit
+// stacks; only the copy of one group's (at most ~256) nodes into its function recurses.
 #pragma once
 
 #include <algorithm>
@@ -93,22 +97,33 @@ class OpFuser {
     return e->kind == ExprKind::Call || e->kind == ExprKind::Tuple || e->kind == ExprKind::TupleGetItem;
   }
 
-  static std::vector<Expr> operands(const Expr& e) {
-    if (const auto* c = e->as<CallNode>()) return c->args;
-    if (const auto* t = e->as<TupleNode>()) return t->fields;
-    if (const auto* g = e->as<TupleGetItemNode>()) return {g->tuple};
-    return {};
-  }
-
   static bool same_shape(const Type& a, const Type& b) {
     const auto* ta = as_tensor(a);
     const auto* tb = as_tensor(b);
     return ta && tb && ta->shape == tb->shape;
   }
 
+  // The graph nodes under e (e included), operands first, iteratively.
   void build_graph(Region& r, const Expr& e) {
     if (!is_graph_node(e) || r.index.count(e.get())) return;
-    for (const auto& o : operands(e)) build_graph(r, o);
+    walk_post_order(
+        e, [](const ExprNode& n, std::vector<Expr>& out) { append_operands(n, out); },
+        [&](const Expr& n) { return !is_graph_node(n) || r.index.count(n.get()) != 0; },
+        [&](const Expr& n) { add_graph_node(r, n); });
+    add_graph_node(r, e);
+  }
+
+  static void append_operands(const ExprNode& e, std::vector<Expr>& out) {
+    if (const auto* c = e.as<CallNode>()) {
+      out.insert(out.end(), c->args.begin(), c->args.end());
+    } else if (const auto* t = e.as<TupleNode>()) {
+      out.insert(out.end(), t->fields.begin(), t->fields.end());
+    } else if (const auto* g = e.as<TupleGetItemNode>()) {
+      out.push_back(g->tuple);
+    }
+  }
+
+  void add_graph_node(Region& r, const Expr& e) {
     GNode n{e.get(), OpPattern::Opaque, {}, false, false};
     if (const auto* c = e->as<CallNode>()) {
       n.pattern = op_pattern(*c);
@@ -311,15 +326,29 @@ class OpFuser {
     return rebuild(r, root);
   }
 
-  // A node outside any dataflow graph: atoms stay, lets and functions recurse.
+  // A node outside any dataflow graph: atoms stay, lets and functions recurse (a
+  // chain of lets in a loop: each value, then the last body).
   Expr rebuild_leaf(const Expr& e) {
     if (auto it = done_.find(e.get()); it != done_.end()) return it->second;
     Expr out = e;
-    if (const auto* l = e->as<LetNode>()) {
-      Expr value = fuse_region(l->value);
-      Expr body = fuse_region(l->body);
-      if (value != l->value || body != l->body) out = make_let(l->var, std::move(value), std::move(body), l->span);
-    } else if (const auto* f = e->as<FunctionNode>()) {
+    if (e->kind == ExprKind::Let) {
+      std::vector<std::pair<Expr, Expr>> chain;  // a let, its new value
+      Expr cur = e;
+      while (cur->kind == ExprKind::Let && !done_.count(cur.get())) {
+        chain.emplace_back(cur, fuse_region(cur->as<LetNode>()->value));
+        cur = cur->as<LetNode>()->body;
+      }
+      Expr body = fuse_region(cur);
+      for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+        const auto* l = it->first->as<LetNode>();
+        Expr let =
+            it->second != l->value || body != l->body ? Expr(make_let(l->var, it->second, body, l->span)) : it->first;
+        done_.emplace(l, let);
+        body = std::move(let);
+      }
+      return body;
+    }
+    if (const auto* f = e->as<FunctionNode>()) {
       if (!f->is_primitive()) {
         Expr body = fuse_region(f->body);
         if (body != f->body) out = make_function(f->params, std::move(body), f->ret_type, f->attrs, f->span);
@@ -329,7 +358,51 @@ class OpFuser {
     return out;
   }
 
+  // The nodes rebuild_one(e) rebuilds first, in its order: for a group without an
+  // operator call, e's operands (callee, then arguments); for a group with one, the
+  // group's inputs (what its members use from outside it, but scalar constants), in
+  // the order of a depth-first walk over the members from e.
+  void rebuild_deps(Region& r, const ExprNode& e, std::vector<Expr>& out) {
+    auto idx = r.index.find(&e);
+    if (idx == r.index.end()) return;
+    const std::size_t group = find(r, idx->second);
+    if (!r.group_has_op[group]) {
+      if (const auto* c = e.as<CallNode>(); c && c->fn) out.push_back(c->fn);
+      append_operands(e, out);
+      return;
+    }
+    std::unordered_set<const ExprNode*> seen;
+    std::vector<Expr> stack;
+    append_operands(e, stack);
+    std::reverse(stack.begin(), stack.end());
+    seen.insert(&e);
+    while (!stack.empty()) {
+      Expr x = std::move(stack.back());
+      stack.pop_back();
+      if (!seen.insert(x.get()).second) continue;
+      auto xi = r.index.find(x.get());
+      if (xi != r.index.end() && find(r, xi->second) == group) {
+        const std::size_t at = stack.size();
+        append_operands(*x, stack);
+        std::reverse(stack.begin() + static_cast<std::ptrdiff_t>(at), stack.end());
+      } else if (const auto* k = x->as<ConstantNode>(); !(k && k->is_scalar())) {
+        out.push_back(std::move(x));
+      }
+    }
+  }
+
+  // rebuild(r, e): e rebuilt (memoized in done_), its dependencies first from an
+  // explicit stack, so that rebuild_one() finds them done.
   Expr rebuild(Region& r, const Expr& e) {
+    if (auto it = done_.find(e.get()); it != done_.end()) return it->second;
+    if (!r.index.count(e.get())) return rebuild_leaf(e);
+    walk_post_order(
+        e, [&](const ExprNode& n, std::vector<Expr>& out) { rebuild_deps(r, n, out); },
+        [&](const Expr& n) { return done_.count(n.get()) != 0; }, [&](const Expr& n) { rebuild_one(r, n); });
+    return rebuild_one(r, e);
+  }
+
+  Expr rebuild_one(Region& r, const Expr& e) {
     auto idx = r.index.find(e.get());
     if (idx == r.index.end()) return rebuild_leaf(e);
     if (auto it = done_.find(e.get()); it != done_.end()) return it->second;
@@ -338,18 +411,11 @@ class OpFuser {
     if (!r.group_has_op[group]) {
       out = rebuild_children(e, [&](const Expr& x) { return rebuild(r, x); });
     } else {
-      // First the group's inputs (so producers are fused, and numbered, first)...
-      std::unordered_set<const ExprNode*> seen;
-      std::function<void(const Expr&)> inputs = [&](const Expr& x) {
-        if (!seen.insert(x.get()).second) return;
-        auto xi = r.index.find(x.get());
-        if (xi != r.index.end() && find(r, xi->second) == group) {
-          for (const auto& o : operands(x)) inputs(o);
-        } else if (const auto* k = x->as<ConstantNode>(); !(k && k->is_scalar())) {
-          rebuild(r, x);
-        }
-      };
-      inputs(e);
+      // First the group's inputs (so producers are fused, and numbered, first:
+      // rebuild() did, in rebuild_deps' order)...
+      std::vector<Expr> inputs;
+      rebuild_deps(r, *e, inputs);
+      for (const auto& x : inputs) rebuild(r, x);
       // ...then the function over them.
       std::vector<Var> params;
       std::vector<Expr> args;

@@ -10,7 +10,8 @@
 // variable, as Relay's does. Existing lets keep their variables; a let in value
 // position is flattened into the chain. Nested functions are converted on their own
 // (their bindings stay inside), Primitive functions are left as they are. The new
-// lets carry the spans of the expressions they bind.
+// lets carry the spans of the expressions they bind. No recursion along chains of
+// operands or lets: 100,000 bindings convert whatever the machine's stack.
 #pragma once
 
 #include <unordered_map>
@@ -53,10 +54,28 @@ class ANormalizer {
     return nullptr;
   }
 
+  // The operands atom() binds before a node: a call's callee then arguments, a
+  // tuple's fields, a projection's tuple.
+  static void operands(const ExprNode& e, std::vector<Expr>& out) {
+    if (const auto* c = e.as<CallNode>()) {
+      if (c->fn) out.push_back(c->fn);
+      out.insert(out.end(), c->args.begin(), c->args.end());
+    } else if (const auto* t = e.as<TupleNode>()) {
+      out.insert(out.end(), t->fields.begin(), t->fields.end());
+    } else if (const auto* g = e.as<TupleGetItemNode>()) {
+      out.push_back(g->tuple);
+    }
+  }
+
   // An atom (variable or constant) standing for e; e's computation goes to b.
   Expr atom(const Expr& e, Block& b) {
     if (is_atom(e)) return e;
     if (const Expr* known = lookup(e.get())) return *known;
+    // The operands first, iteratively, in the order value_of() takes them: its
+    // atom() calls then find them bound and go one level deep.
+    walk_post_order(
+        e, operands, [this](const Expr& n) { return is_atom(n) || lookup(n.get()) != nullptr; },
+        [&](const Expr& n) { atom(n, b); });
     Expr value = value_of(e, b);
     if (is_atom(value)) {
       memo_.back().emplace(e.get(), value);
@@ -73,12 +92,17 @@ class ANormalizer {
     if (is_atom(e)) return e;
     if (const Expr* known = lookup(e.get())) return *known;
     switch (e->kind) {
-      case ExprKind::Let: {
-        const auto* l = e->as<LetNode>();
-        Expr v = value_of(l->value, b);
-        if (!is_atom(v) && !lookup(l->value.get())) memo_.back().emplace(l->value.get(), l->var);
-        b.push_back({l->var, std::move(v), l->span});
-        return value_of(l->body, b);
+      case ExprKind::Let: {  // a chain of lets, in a loop
+        Expr cur = e;
+        while (const auto* l = cur->as<LetNode>()) {
+          Expr v = value_of(l->value, b);
+          if (!is_atom(v) && !lookup(l->value.get())) memo_.back().emplace(l->value.get(), l->var);
+          b.push_back({l->var, std::move(v), l->span});
+          cur = l->body;
+          if (is_atom(cur)) return cur;
+          if (const Expr* known = lookup(cur.get())) return *known;
+        }
+        return value_of(cur, b);
       }
       case ExprKind::Function: {
         const auto* f = e->as<FunctionNode>();

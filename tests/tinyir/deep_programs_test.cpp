@@ -1,0 +1,287 @@
+// Tests of tinyir on long and deep programs (issue 23): flat programs of 10,000 and
+// 100,000 bindings -- chains of calls of several operators, tuples and projections,
+// let chains, constant chains -- are parsed, typed, printed and run through every
+// tinyir pass with the default 8 MB stack (they overflowed it before: infer_types at
+// 10,000 bindings, print at 100,000, and destroying a long chain); deep *syntactic*
+// nesting (`((((%x))))`, `add(add(...))`, `(((%x,),),)`, blocks, functions, types) is
+// a ParseError naming kMaxNestingDepth, not a crash.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <passinfra/passinfra.hpp>
+
+#include "tinyir/passes.hpp"
+#include "tinyir/tinyir.hpp"
+
+namespace {
+
+using namespace tinyir;
+
+// The two sizes of flat program every form is tried at.
+constexpr int kSizes[] = {10'000, 100'000};
+
+std::string header() {
+  return "def @main(%x: Tensor[(1, 4, 2, 2), float32], %w: Tensor[(4, 4, 1, 1), float32], "
+         "%b: Tensor[(4), float32]) {\n";
+}
+
+// %i = <op i>(%i-1 ...) for i < n, then %n-1 as the result.
+std::string binding_chain(int n, const std::function<std::string(int, const std::string&)>& value) {
+  std::string text = header();
+  for (int i = 0; i < n; ++i) {
+    const std::string prev = i == 0 ? "%x" : "%" + std::to_string(i - 1);
+    text += "  %" + std::to_string(i) + " = " + value(i, prev) + ";\n";
+  }
+  return text + "  %" + std::to_string(n - 1) + "\n}\n";
+}
+
+std::string add_chain(int n) {
+  return binding_chain(n, [](int, const std::string& p) { return "add(" + p + ", " + p + ")"; });
+}
+
+// Ten operators in turn: elementwise, broadcast, conv2d (an anchor for FuseOps and
+// ConvertLayout), bias_add (CanonicalizeOps), reshape, layout_transform there and back.
+std::string mixed_chain(int n) {
+  return binding_chain(n, [](int i, const std::string& p) -> std::string {
+    switch (i % 10) {
+      case 0:
+        return "add(" + p + ", %x)";
+      case 1:
+        return "nn.conv2d(" + p + ", %w)";
+      case 2:
+        return "nn.relu(" + p + ")";
+      case 3:
+        return "multiply(" + p + ", 2f)";
+      case 4:
+        return "nn.bias_add(" + p + ", %b)";
+      case 5:
+        return "clip(" + p + ", a_min=0f, a_max=6f)";
+      case 6:
+        return "reshape(" + p + ", newshape=[1, 4, 2, 2])";
+      case 7:
+        return "subtract(" + p + ", %x)";
+      case 8:
+        return "divide(" + p + ", 3f)";
+      default:
+        return "nn.softmax(" + p + ")";
+    }
+  });
+}
+
+// Tuples and projections: %2k = (%2k-1, %x); %2k+1 = %2k.0 (types stay shallow).
+std::string tuple_chain(int n) {
+  return binding_chain(n, [](int i, const std::string& p) { return i % 2 == 0 ? "(" + p + ", %x)" : p + ".0"; });
+}
+
+// let %v0 = add(%x, %x); let %v1 = multiply(%v0, %v0); ...; %vn-1
+std::string let_chain(int n) {
+  std::string text = header();
+  for (int i = 0; i < n; ++i) {
+    const std::string prev = i == 0 ? "%x" : "%v" + std::to_string(i - 1);
+    text += "  let %v" + std::to_string(i) + " = " + (i % 2 ? "multiply(" : "add(") + prev + ", " + prev + ");\n";
+  }
+  return text + "  %v" + std::to_string(n - 1) + "\n}\n";
+}
+
+// A chain of calls on constants: FoldConstant folds it whole.
+std::string constant_chain(int n) {
+  return binding_chain(n, [](int i, const std::string& p) {
+    const std::string arg = i == 0 ? "1f" : p;
+    return std::string(i % 2 ? "subtract(" : "add(") + arg + ", 1f)";
+  });
+}
+
+struct Form {
+  const char* name;
+  std::string (*make)(int);
+};
+constexpr Form kForms[] = {{"add chain", add_chain},
+                           {"mixed operators", mixed_chain},
+                           {"tuples", tuple_chain},
+                           {"let chain", let_chain},
+                           {"constant chain", constant_chain}};
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Every pass of tinyir on m, directly and (for a few) through passinfra.
+void run_every_pass(const Module& m) {
+  const Module typed = infer_types(m);
+  CHECK(!print(typed, {.show_types = true}).empty());
+  CHECK(count_nodes(typed) > 0);
+  CHECK(free_vars(typed.functions()[0].second).size() <= 3);
+  CHECK(structural_equal(m, m));
+  (void)fold_constant(m);
+  (void)eliminate_common_subexpr(m);
+  (void)dead_code_elimination(m);
+  const Module anf = to_a_normal_form(m);
+  CHECK(!print(infer_types(anf)).empty());
+  (void)canonicalize_ops(m);
+  (void)convert_layout(m, {{"nn.conv2d", {"NHWC"}}});
+  const Module fused = fuse_ops(m, 1);
+  (void)infer_types(fused);
+  (void)defuse_ops(fused);
+  (void)fuse_ops(m, 0);
+  (void)multiply_constants(m, 2.0f);
+  const Module spans = annotate_spans(m);
+  CHECK(structural_equal(spans, m));
+  passinfra::PassContext<Module> ctx({.opt_level = 3});
+  const passinfra::Sequential all{FoldConstant{}, EliminateCommonSubexpr{}, DeadCodeElimination{}, CanonicalizeOps{},
+                                  FuseOps{},      ToANormalForm{},          AnnotateSpans{}};
+  (void)passinfra::run(all, m, ctx);
+}
+
+}  // namespace
+
+TEST_CASE("tinyir deep: flat programs of 10,000 and 100,000 bindings parse, type, print and run every pass") {
+  for (const int n : kSizes) {
+    for (const Form& form : kForms) {
+      CAPTURE(n);
+      CAPTURE(form.name);
+      const auto t0 = std::chrono::steady_clock::now();
+      const std::string text = form.make(n);
+      const Module m = parse(text, "deep");
+      CHECK(print(m) == print(parse(print(m), "again")));
+      CHECK(infer_types(m).size() == 1);
+      run_every_pass(m);
+      MESSAGE(form.name << " x " << n << ": " << seconds_since(t0) << " s");
+    }
+  }
+}
+
+TEST_CASE("tinyir deep: a chain built through the API, 1,000,000 nodes, is destroyed without recursion") {
+  Var x = make_var("x", tensor_type({2}));
+  Expr e = x;
+  for (int i = 0; i < 1'000'000; ++i) e = make_call(i % 2 ? "add" : "multiply", {e, e});
+  Expr t = make_tuple_expr({e});
+  for (int i = 0; i < 200'000; ++i) t = make_tuple_get_item(make_tuple_expr({t, x}), 0);
+  Expr l = t;
+  for (int i = 0; i < 200'000; ++i) l = make_let(make_var("v" + std::to_string(i)), x, l);
+  CHECK(l != nullptr);
+  e = nullptr;
+  t = nullptr;
+  l = nullptr;  // the chains go here
+}
+
+TEST_CASE("tinyir deep: a chain of 100,000 projections `%t.0.0...` parses; typing it is a TypeError") {
+  std::string text = "def @main(%t: ((Tensor[(2), float32],),)) {\n  %t";
+  for (int i = 0; i < 100'000; ++i) text += ".0";
+  text += "\n}\n";
+  const Module m = parse(text, "deep");
+  CHECK(!print(m).empty());
+  CHECK_THROWS_AS(infer_types(m), TypeError);
+}
+
+TEST_CASE("tinyir deep: tuple types nest at most kMaxNestingDepth deep in type inference") {
+  // %k = (%k-1,): the type of %k nests k deep.
+  std::string text = "def @main(%x: float32) {\n";
+  const int n = 10'000;
+  for (int i = 0; i < n; ++i)
+    text += "  %" + std::to_string(i) + " = (" + (i == 0 ? "%x" : "%" + std::to_string(i - 1)) + ",);\n";
+  text += "  %" + std::to_string(n - 1) + "\n}\n";
+  const Module m = parse(text, "deep");
+  CHECK(!print(m).empty());
+  try {
+    (void)infer_types(m);
+    FAIL("expected a TypeError");
+  } catch (const TypeError& e) {
+    CHECK(std::string(e.what()).find("kMaxNestingDepth") != std::string::npos);
+  }
+  // At the limit itself it types, and the typed text parses and types again.
+  std::string ok = "def @main(%x: float32) {\n";
+  for (int i = 0; i < kMaxNestingDepth - 1; ++i)
+    ok += "  %" + std::to_string(i) + " = (" + (i == 0 ? "%x" : "%" + std::to_string(i - 1)) + ",);\n";
+  ok += "  add(%x, %x)\n}\n";
+  const Module typed = infer_types(parse(ok, "ok"));
+  const std::string with_types = print(typed, {.show_types = true});
+  CHECK(print(infer_types(parse(with_types, "typed")), {.show_types = true}) == with_types);
+  // A parameter typed that deep (FuseOps makes such parameters) prints and parses.
+  CHECK_NOTHROW(infer_types(fuse_ops(typed, 1)));
+}
+
+namespace {
+
+// The nesting forms, `depth` levels deep around %x.
+std::string nested(std::string_view form, int depth) {
+  std::string open, close;
+  std::string inner = "%x";
+  std::string params = "%x: Tensor[(2), float32]";
+  if (form == "parens") {
+    open = "(", close = ")";
+  } else if (form == "add") {
+    open = "add(", close = ", %x)";
+  } else if (form == "relu") {
+    open = "nn.relu(", close = ")";
+  } else if (form == "tuple") {
+    open = "(", close = ",)";
+  } else if (form == "tuple2") {
+    open = "(%x, ", close = ")";
+  } else if (form == "block") {
+    open = "{ ", close = " }";
+  } else if (form == "let block") {
+    open = "{ let %a = ", close = "; %a }";
+  } else if (form == "fn") {
+    open = "fn () { ", close = " }";
+  } else if (form == "call") {
+    params += ", %f: fn (Tensor[(2), float32]) -> Tensor[(2), float32]";
+    open = "%f(", close = ")";
+  } else if (form == "type") {
+    params = "%x: ";
+    for (int i = 0; i < depth; ++i) params += "(";
+    params += "Tensor[(2), float32]";
+    for (int i = 0; i < depth; ++i) params += ",)";
+    depth = 0;
+  } else if (form == "fn type") {
+    params = "%x: ";
+    for (int i = 0; i < depth; ++i) params += "fn () -> ";
+    params += "float32";
+    depth = 0;
+  }
+  std::string body;
+  body.reserve(static_cast<std::size_t>(depth) * (open.size() + close.size()) + 8);
+  for (int i = 0; i < depth; ++i) body += open;
+  body += inner;
+  for (int i = 0; i < depth; ++i) body += close;
+  return "def @main(" + params + ") {\n  " + body + "\n}\n";
+}
+
+constexpr const char* kNestingForms[] = {"parens",    "add", "relu", "tuple", "tuple2", "block",
+                                         "let block", "fn",  "call", "type",  "fn type"};
+
+}  // namespace
+
+TEST_CASE("tinyir deep: nesting 10,000 and 100,000 deep is a ParseError naming kMaxNestingDepth") {
+  for (const char* form : kNestingForms) {
+    for (const int depth : {kMaxNestingDepth + 1, 10'000, 100'000}) {
+      CAPTURE(form);
+      CAPTURE(depth);
+      try {
+        (void)parse(nested(form, depth), "deep");
+        FAIL("expected a ParseError");
+      } catch (const ParseError& e) {
+        CHECK(e.message().find("kMaxNestingDepth") != std::string::npos);
+        CHECK(e.message().find(std::to_string(kMaxNestingDepth)) != std::string::npos);
+        CHECK(e.line() == (std::string_view(form).find("type") != std::string_view::npos ? 1 : 2));
+      }
+    }
+  }
+}
+
+TEST_CASE("tinyir deep: nesting up to kMaxNestingDepth parses, types and round-trips") {
+  for (const char* form : kNestingForms) {
+    CAPTURE(form);
+    // Expressions nest one level for `def`'s block, so kMaxNestingDepth - 1 around %x.
+    const int depth =
+        std::string_view(form).find("type") != std::string_view::npos ? kMaxNestingDepth - 1 : kMaxNestingDepth - 1;
+    const Module m = parse(nested(form, depth), "ok");
+    const std::string text = print(m);
+    CHECK(print(parse(text, "again")) == text);
+  }
+}
