@@ -49,6 +49,7 @@
 #include <vector>
 
 #include <passinfra/core.hpp>
+#include <passinfra/core/statistic.hpp>
 #include <passinfra/dynamic.hpp>
 #include <passinfra/ir/annotate_spans.hpp>
 #include <passinfra/ir/print_ir.hpp>

@@ -1,0 +1,177 @@
+// passinfra/core/statistic.hpp — pass-defined statistics counters (SPEC §13).
+//
+// Statistic{name, description}        a counter a pass declares as a data member
+//   ++s / s += n                      const noexcept: one relaxed atomic add (the pass body is const)
+//   s.value() / s.reset()             read (relaxed) / set to 0
+//   s.name() / s.description()
+// StatisticList                       std::vector<const Statistic*>: what `statistics() const` returns
+// StatisticGroup                      counters registered at run time (group.get(name, description),
+//                                     under a lock; stable addresses), group.list()
+// HasStatistics<P>                    P has `statistics() const` convertible to StatisticList
+// StatisticsVisitor                   what detail::visit_statistics reports each pass instance to
+//
+// Statistics are always compiled in: no macro, no build flag (a layout that
+// depends on a build mode is an ODR violation waiting to happen in a
+// header-only library). An increment is one relaxed atomic add: no call, no
+// branch, no registration, no global list, no hook. A pass counts locally and
+// adds once per run. A pass without statistics has no statistics code at all;
+// only collect_statistics (dynamic/statistics_report.hpp) walks a pipeline to
+// read them, when a tool asks for them.
+//
+// Copying a Statistic copies its value (a copied pass starts from the
+// counts of the original); AnyPass copies share the pass, so its counters.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+namespace passinfra {
+
+class Statistic {
+ public:
+  Statistic(std::string_view name, std::string_view description) : name_(name), description_(description) {}
+  Statistic(const Statistic& other) : name_(other.name_), description_(other.description_), value_(other.value()) {}
+  Statistic& operator=(const Statistic& other) {
+    if (this != &other) {
+      name_ = other.name_;
+      description_ = other.description_;
+      value_.store(other.value(), std::memory_order_relaxed);
+    }
+    return *this;
+  }
+  ~Statistic() = default;
+
+  // ++s, s += n: relaxed atomic adds; const, so a const pass body can count.
+  const Statistic& operator++() const noexcept {
+    value_.fetch_add(1, std::memory_order_relaxed);
+    return *this;
+  }
+  const Statistic& operator+=(std::uint64_t n) const noexcept {
+    value_.fetch_add(n, std::memory_order_relaxed);
+    return *this;
+  }
+
+  std::uint64_t value() const noexcept { return value_.load(std::memory_order_relaxed); }
+  void reset() const noexcept { value_.store(0, std::memory_order_relaxed); }
+  std::string_view name() const noexcept { return name_; }
+  std::string_view description() const noexcept { return description_; }
+
+ private:
+  std::string name_;
+  std::string description_;
+  mutable std::atomic<std::uint64_t> value_{0};
+};
+
+// StatisticList: a pass's counters, in the order it lists them.
+using StatisticList = std::vector<const Statistic*>;
+
+// StatisticGroup: counters registered while a pass runs (names known only
+// then). get() takes a lock: call it once per run, then count on the result.
+class StatisticGroup {
+ public:
+  StatisticGroup() = default;
+  StatisticGroup(const StatisticGroup& other) : stats_(other.copy()) {}
+  StatisticGroup& operator=(const StatisticGroup& other) {
+    if (this != &other) {
+      auto copied = other.copy();
+      std::lock_guard lock(mutex_);
+      stats_ = std::move(copied);
+    }
+    return *this;
+  }
+  ~StatisticGroup() = default;
+
+  // get(name, description): the counter registered under `name` (the first
+  // description is kept), registering it if it is new.
+  const Statistic& get(std::string_view name, std::string_view description) const {
+    std::lock_guard lock(mutex_);
+    for (const auto& s : stats_) {
+      if (s.name() == name) return s;
+    }
+    return stats_.emplace_back(name, description);
+  }
+
+  // list(): the counters in registration order.
+  StatisticList list() const {
+    std::lock_guard lock(mutex_);
+    StatisticList out;
+    out.reserve(stats_.size());
+    for (const auto& s : stats_) out.push_back(&s);
+    return out;
+  }
+
+ private:
+  std::deque<Statistic> copy() const {
+    std::lock_guard lock(mutex_);
+    return stats_;
+  }
+
+  mutable std::mutex mutex_;
+  mutable std::deque<Statistic> stats_;  // a deque: get()'s results stay valid
+};
+
+// HasStatistics<P>: P lists counters with `statistics() const`.
+template <class P>
+concept HasStatistics = requires(const P& p) {
+  { p.statistics() } -> std::convertible_to<StatisticList>;
+};
+
+// StatisticsVisitor: receives each pass instance that lists counters.
+struct StatisticsVisitor {
+  virtual void visit(std::string_view pass, const StatisticList& statistics) = 0;
+
+ protected:
+  StatisticsVisitor() = default;
+  StatisticsVisitor(const StatisticsVisitor&) = default;
+  StatisticsVisitor& operator=(const StatisticsVisitor&) = default;
+  ~StatisticsVisitor() = default;
+};
+
+namespace detail {
+
+// The pass's name, from its info (static or not).
+template <class P>
+std::string_view statistics_pass_name(const P& pass) {
+  if constexpr (requires { pass.info().name; }) {
+    return std::string_view(pass.info().name);
+  } else if constexpr (requires { P::info.name; }) {
+    return std::string_view(P::info.name);
+  } else {
+    return "(unnamed pass)";
+  }
+}
+
+// visit_statistics(pass, visitor): the pass's own counters (if it lists
+// any), then what it holds, in pipeline order: an erased pass through its
+// own visit_statistics (AnyPass), a wrapped pass (`pass()`, RegistryPass),
+// children (`passes()`: a tuple for Sequential, a range for DynamicSequential).
+template <class P>
+void visit_statistics(const P& pass, StatisticsVisitor& visitor) {
+  if constexpr (requires { pass.visit_statistics(visitor); }) {
+    pass.visit_statistics(visitor);
+  } else {
+    if constexpr (HasStatistics<P>) {
+      const StatisticList list = pass.statistics();
+      if (!list.empty()) visitor.visit(statistics_pass_name(pass), list);
+    }
+    if constexpr (requires { pass.pass(); }) {
+      visit_statistics(pass.pass(), visitor);
+    }
+    if constexpr (requires { std::tuple_size<std::remove_cvref_t<decltype(pass.passes())>>::value; }) {
+      std::apply([&](const auto&... child) { (visit_statistics(child, visitor), ...); }, pass.passes());
+    } else if constexpr (requires { pass.passes().begin(); }) {
+      for (const auto& child : pass.passes()) visit_statistics(child, visitor);
+    }
+  }
+}
+
+}  // namespace detail
+
+}  // namespace passinfra

@@ -1,0 +1,153 @@
+// passinfra/dynamic/statistics_report.hpp — read and print pass statistics (SPEC §13.2-§13.3).
+//
+// StatisticValue{name, description, value}
+// PassStatisticsEntry{pass, statistics}   one pass instance with at least one counter
+// collect_statistics(pass)                the instances in `pass` and everything it holds, in pipeline order
+// format_statistics(entries)              MLIR's "Pass statistics report" list (merged by pass name)
+// statistics_to_json(entries)             LLVM's -stats-json object: {"<pass>.<name>": value, ...}
+//
+// collect_statistics walks AnyPass, RegistryPass, DynamicSequential and
+// static Sequential children and the required passes an AnyPass was given;
+// a pass run from inside another pass's body is seen only if the enclosing
+// pass lists its counters in its own statistics(). Reading is relaxed: read
+// after the run (or accept a count in flight).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "passinfra/core/statistic.hpp"
+
+namespace passinfra {
+
+struct StatisticValue {
+  std::string name;
+  std::string description;
+  std::uint64_t value = 0;
+
+  friend bool operator==(const StatisticValue&, const StatisticValue&) = default;
+};
+
+struct PassStatisticsEntry {
+  std::string pass;
+  std::vector<StatisticValue> statistics;
+
+  friend bool operator==(const PassStatisticsEntry&, const PassStatisticsEntry&) = default;
+};
+
+namespace detail {
+
+struct StatisticsCollector final : StatisticsVisitor {
+  std::vector<PassStatisticsEntry> entries;
+  void visit(std::string_view pass, const StatisticList& statistics) override {
+    PassStatisticsEntry entry{std::string(pass), {}};
+    for (const Statistic* s : statistics) {
+      if (s == nullptr) continue;
+      entry.statistics.push_back({std::string(s->name()), std::string(s->description()), s->value()});
+    }
+    if (!entry.statistics.empty()) entries.push_back(std::move(entry));
+  }
+};
+
+// Merged by pass name, then by statistic name: values summed, the first description kept.
+using MergedStatistics = std::map<std::string, std::map<std::string, std::pair<std::uint64_t, std::string>>>;
+
+inline MergedStatistics merge_statistics(const std::vector<PassStatisticsEntry>& entries) {
+  MergedStatistics merged;
+  for (const auto& entry : entries) {
+    auto& pass = merged[entry.pass];
+    for (const auto& s : entry.statistics) {
+      auto [it, inserted] = pass.try_emplace(s.name, s.value, s.description);
+      if (!inserted) it->second.first += s.value;
+    }
+  }
+  return merged;
+}
+
+}  // namespace detail
+
+// collect_statistics(pass): see the header comment.
+template <class P>
+std::vector<PassStatisticsEntry> collect_statistics(const P& pass) {
+  detail::StatisticsCollector collector;
+  detail::visit_statistics(pass, collector);
+  return std::move(collector.entries);
+}
+
+// format_statistics(entries): MLIR's list display (SPEC §13.3), ending with an empty line.
+inline std::string format_statistics(const std::vector<PassStatisticsEntry>& entries) {
+  const std::string rule = "===" + std::string(73, '-') + "===\n";
+  std::string out = rule + std::string(25, ' ') + "... Pass statistics report ...\n" + rule;
+  for (const auto& [pass, stats] : detail::merge_statistics(entries)) {
+    if (stats.empty()) continue;
+    std::size_t value_width = 0;
+    std::size_t name_width = 0;
+    for (const auto& [name, v] : stats) {
+      value_width = std::max(value_width, std::to_string(v.first).size());
+      name_width = std::max(name_width, name.size());
+    }
+    out += "  " + pass + "\n";
+    for (const auto& [name, v] : stats) {
+      const std::string value = std::to_string(v.first);
+      out += "    (S) ";
+      out.append(value_width - value.size(), ' ');
+      out += value + " " + name;
+      out.append(name_width - name.size(), ' ');
+      out += " - " + v.second + "\n";
+    }
+  }
+  return out + "\n";
+}
+
+namespace detail {
+// A JSON string literal (quotes, backslashes and control characters escaped).
+inline std::string json_string(std::string_view text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (u < 0x20) {
+      static constexpr char hex[] = "0123456789abcdef";
+      out += "\\u00";
+      out += hex[u >> 4];
+      out += hex[u & 15];
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+}  // namespace detail
+
+// statistics_to_json(entries): LLVM's -stats-json shape (SPEC §13.3).
+inline std::string statistics_to_json(const std::vector<PassStatisticsEntry>& entries) {
+  std::map<std::string, std::uint64_t> flat;
+  for (const auto& [pass, stats] : detail::merge_statistics(entries)) {
+    for (const auto& [name, v] : stats) flat[pass + "." + name] += v.first;
+  }
+  std::string out = "{\n";
+  bool first = true;
+  for (const auto& [key, value] : flat) {
+    if (!first) out += ",\n";
+    first = false;
+    out += "\t" + detail::json_string(key) + ": " + std::to_string(value);
+  }
+  if (!first) out += "\n";
+  return out + "}\n";
+}
+
+}  // namespace passinfra
