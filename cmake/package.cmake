@@ -12,6 +12,13 @@ include(CMakePackageConfigHelpers)
 set(PASSINFRA_CMAKE_DIR "${CMAKE_INSTALL_DATADIR}/cmake/passinfra")
 
 install(TARGETS passinfra EXPORT passinfraTargets)
+if(TARGET passinfra_tool)
+  # Component `tool`: find_package(passinfra COMPONENTS tool) finds CLI11 too.
+  install(TARGETS passinfra_tool EXPORT passinfraToolTargets)
+  install(EXPORT passinfraToolTargets
+          NAMESPACE passinfra::
+          DESTINATION "${PASSINFRA_CMAKE_DIR}")
+endif()
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/passinfra"
         DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}"
         FILES_MATCHING PATTERN "*.hpp")
@@ -41,6 +48,7 @@ set(CPACK_PACKAGE_VENDOR "passinfra")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "C++20 header-only pass infrastructure with TVM's pass-infra behaviour")
 set(CPACK_PACKAGE_CONTACT "passinfra developers <passinfra@localhost>")
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "libboost1.81-dev")
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libcli11-dev")
 set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE "all")
 set(CPACK_DEBIAN_PACKAGE_SECTION "libdevel")
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)

@@ -1,6 +1,6 @@
 // passinfra/dynamic.hpp — the type-erased bridge: AnyPass, AnyInstrument,
 // DynamicInstruments, PassContext<IR> (the default), DynamicSequential,
-// PassRegistry and pipeline text.
+// PassRegistry, pipeline text and the statistics report.
 #pragma once
 
 #include "passinfra/core.hpp"
@@ -11,3 +11,4 @@
 #include "passinfra/dynamic/dynamic_sequential.hpp"
 #include "passinfra/dynamic/pass_registry.hpp"
 #include "passinfra/dynamic/pipeline_text.hpp"
+#include "passinfra/dynamic/statistics_report.hpp"

@@ -1,6 +1,8 @@
 # tests/consumer/run_consumer.cmake — one consumer test, run by ctest:
 #   cmake -DMODE=find_package|add_subdirectory -DSOURCE_DIR=<passinfra> -DBINARY_DIR=<passinfra build>
-#         -DWORK_DIR=<scratch> -DCXX=<compiler> -P run_consumer.cmake
+#         -DWORK_DIR=<scratch> -DCXX=<compiler> [-DWITH_TOOL=ON] -P run_consumer.cmake
+# WITH_TOOL (passinfra::tool exists): also builds tests/consumer/tool_main.cpp
+# against passinfra::tool (find_package: COMPONENTS tool) and runs it.
 # find_package: installs the build tree into WORK_DIR/prefix, then configures,
 # builds and runs tests/consumer/find_package against it. add_subdirectory:
 # configures, builds and runs tests/consumer/add_subdirectory.
@@ -47,8 +49,14 @@ elseif(MODE STREQUAL "add_subdirectory")
 else()
   message(FATAL_ERROR "run_consumer.cmake: MODE is '${MODE}'; expected find_package or add_subdirectory")
 endif()
+if(NOT DEFINED WITH_TOOL)
+  set(WITH_TOOL OFF)
+endif()
 run("configure" "${CMAKE_COMMAND}" -S "${SOURCE_DIR}/tests/consumer/${MODE}" -B "${WORK_DIR}/build"
-    "-DCMAKE_CXX_COMPILER=${CXX}" ${extra})
+    "-DCMAKE_CXX_COMPILER=${CXX}" "-DWITH_TOOL=${WITH_TOOL}" ${extra})
 run("build" "${CMAKE_COMMAND}" --build "${WORK_DIR}/build")
 run("run" "${WORK_DIR}/build/consumer")
+if(WITH_TOOL)
+  run("run the tool" "${WORK_DIR}/build/consumer_tool")
+endif()
 message(STATUS "consumer test (${MODE}): built and ran")
