@@ -41,8 +41,9 @@ struct PassInfo {
   // elsewhere and pass it as an lvalue, or erase the pass into an
   // AnyPass<IR> / DynamicSequential<IR>, which own their names.
   template <class S>
-  requires std::same_as<S, std::string> PassInfo(S&& /*temporary*/, int /*level*/ = 0,
-                                                 std::span<const std::string_view> /*required*/ = {}) {
+    requires std::same_as<S, std::string>
+  // NOLINTNEXTLINE(google-explicit-constructor,bugprone-forwarding-reference-overload): only rejects
+  PassInfo(S&& /*temporary*/, int /*level*/ = 0, std::span<const std::string_view> /*required*/ = {}) {
     static_assert(detail::dangling_pass_name<S>,
                   "passinfra::PassInfo: the pass name is a temporary std::string, which the PassInfo (a view) "
                   "would outlive; keep the name in a std::string that outlives the pass (or use a string "
