@@ -17,7 +17,7 @@ mapfile -t files < <(python3 - "$db" <<'PY'
 import json, sys, re
 for entry in json.load(open(sys.argv[1])):
     f = entry["file"]
-    if re.search(r"/examples/[^/]+\.cpp$", f) or re.search(r"/tests/headers/generated/.*\.cpp$", f):
+    if re.search(r"/examples/(tools/)?[^/]+\.cpp$", f) or re.search(r"/tests/headers/generated/.*\.cpp$", f):
         print(f)
 PY
 )

@@ -269,6 +269,32 @@ TEST_CASE("opt_main: --config's conversions (SPEC §12.3)") {
   CHECK_FALSE(convert_config(ConfigType::string_list, "[a]"));
 }
 
+TEST_CASE("opt_main: OptMainOptions::config_aliases give a tool flag for a config key, checked as --config") {
+  std::istringstream in{std::string(kInput)};
+  std::ostringstream out;
+  std::ostringstream err;
+  const passinfra::OptMainOptions options{.tool_name = "tinyir-opt",
+                                          .config_aliases = {{"fuse-max-depth", "relay.FuseOps.max_depth"}}};
+  const auto run = [&](std::vector<std::string> args) {
+    in.clear();
+    in.str(std::string(kInput));
+    out.str("");
+    err.str("");
+    return passinfra::opt_main<Module>(args, registry(), options, {in, out, err});
+  };
+  CHECK(run({"--passes=FuseOps", "--fuse-max-depth=0"}) == 1);
+  CHECK(err.str().find("relay.FuseOps.max_depth is 0") != std::string::npos);
+  CHECK(run({"--passes=FuseOps", "--fuse-max-depth", "4"}) == 0);
+  CHECK(run({"--fuse-max-depth=deep"}) == 2);
+  CHECK(err.str() ==
+        "tinyir-opt: error: --fuse-max-depth 'relay.FuseOps.max_depth=deep': key 'relay.FuseOps.max_depth' "
+        "expects an integer, but 'deep' is not one\n");
+  CHECK(run({"--fuse-max-dept=1"}) == 2);
+  CHECK(err.str() == "tinyir-opt: error: unknown option '--fuse-max-dept'; did you mean '--fuse-max-depth'?\n");
+  CHECK(run({"--help"}) == 0);
+  CHECK(out.str().find("--fuse-max-depth") != std::string::npos);
+}
+
 TEST_CASE("opt_main: relay.FuseOps.max_depth limits FuseOps' groups") {
   constexpr std::string_view chain = R"IR(def @main(%x: Tensor[(2), float32]) {
   %0 = add(%x, 1f);
@@ -607,7 +633,7 @@ TEST_CASE("opt_main: --report JSON, for success, failure and usage errors") {
   CHECK(j["passes"].as_array().empty());
 }
 
-TEST_CASE("opt_main: argc/argv overload names the tool after argv[0]; `--` ends the options") {
+TEST_CASE("opt_main: without a tool name it is 'opt'; `--` ends the options") {
   Scratch s;
   const std::string in = s.write("-dash.tir", kInput);
   std::istringstream input;

@@ -1482,7 +1482,6 @@ int opt_main(int argc, const char* const* argv, PassRegistry<IR>& registry = Pas
     for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
     OptMainOptions named = options;
     if (named.tool_name.empty()) named.tool_name = argc > 0 ? detail::opt::basename_of(argv[0]) : std::string("opt");
-    std::ios::sync_with_stdio(true);
     return opt_main<IR>(std::span<const std::string>(args), registry, named, OptMainIO{std::cin, std::cout, std::cerr});
   } catch (...) {
     std::fputs("error: out of memory\n", stderr);
