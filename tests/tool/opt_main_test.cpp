@@ -10,7 +10,11 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <passinfra/tool/opt_main.hpp>
 
@@ -153,6 +157,8 @@ TEST_CASE("opt_main: --print-pipeline-passes, --list-passes, --help and --versio
   CHECK(r.out.find("USAGE: tinyir-opt [options] [input]") != std::string::npos);
   CHECK(r.out.find("--passes") != std::string::npos);
   CHECK(r.out.find("--opt-bisect-limit") != std::string::npos);
+  CHECK(r.out.find("run everything, write no IR") != std::string::npos);  // descriptions shown
+  CHECK(r.out.find("--print-changed [=<value>]") != std::string::npos);
   CHECK(r.out.find("\nAvailable passes:\n  AnnotateSpans - ") != std::string::npos);
   CHECK(r.consumed == 0);
   CHECK(opt({"-h"}).out == r.out);
@@ -373,9 +379,38 @@ TEST_CASE("opt_main: write_file_atomically replaces whole files and leaves nothi
                        ("passinfra: cannot write '" + s.path("d/f.txt") + "': No such file or directory").c_str(),
                        passinfra::Error);
   std::filesystem::create_directory(s.path("dir"));
-  CHECK_THROWS_AS(passinfra::write_file_atomically(s.path("dir"), "x"), passinfra::Error);  // rename over a dir
+  CHECK_THROWS_WITH_AS(passinfra::write_file_atomically(s.path("dir"), "x"),
+                       ("passinfra: cannot write '" + s.path("dir") + "': Is a directory").c_str(), passinfra::Error);
   CHECK(std::filesystem::is_directory(s.path("dir")));
   CHECK(s.files() == std::vector<std::string>{"dir", "f.txt"});
+}
+
+TEST_CASE("opt_main: write_file_atomically writes a non-regular file in place and keeps symbolic links") {
+  Scratch s;
+  // A FIFO (as /dev/null or /dev/stdout would be): written through, still a FIFO afterwards.
+  // (Renaming a temporary over it would replace the node: as root, -o /dev/null would
+  // turn /dev/null into a regular file.)
+  REQUIRE(::mkfifo(s.path("fifo").c_str(), 0600) == 0);
+  std::string got;
+  std::thread reader([&] { got = Scratch::read(s.path("fifo")); });
+  passinfra::write_file_atomically(s.path("fifo"), "through the pipe");
+  reader.join();
+  CHECK(got == "through the pipe");
+  CHECK(std::filesystem::is_fifo(s.path("fifo")));
+  // A symbolic link to a file: the file is replaced, the link stays a link.
+  passinfra::write_file_atomically(s.path("target.txt"), "old");
+  std::filesystem::create_symlink(s.path("target.txt"), s.path("link.txt"));
+  passinfra::write_file_atomically(s.path("link.txt"), "new");
+  CHECK(std::filesystem::is_symlink(s.path("link.txt")));
+  CHECK(Scratch::read(s.path("target.txt")) == "new");
+  CHECK(s.files() == std::vector<std::string>{"fifo", "link.txt", "target.txt"});
+  // The driver's -o goes through it: a pipe sees the whole output.
+  std::thread out_reader([&] { got = Scratch::read(s.path("fifo")); });
+  const auto r = opt({"--passes=InferType,FoldConstant", "-o", s.path("fifo")});
+  out_reader.join();
+  CHECK(r.code == 0);
+  CHECK(got == kFolded);
+  CHECK(std::filesystem::is_fifo(s.path("fifo")));
 }
 
 TEST_CASE("opt_main: --crash-reproducer writes the failing pass's input and a run line that reproduces it") {

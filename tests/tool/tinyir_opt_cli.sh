@@ -72,6 +72,15 @@ expect 1 "" -- --passes=FuseOps --config=relay.FuseOps.max_depth=0 in.tir -o nev
 expect 0 "" -- in.tir -o absent/dir/out.tir --disable-output
 expect 4 "cannot write 'absent/dir/out.tir'" -- in.tir -o absent/dir/out.tir
 ls ./*.tmp.* >/dev/null 2>&1 && fail "a temporary file was left behind"
+# A path that is not a regular file is written in place (renaming over /dev/null
+# would replace the device): here a FIFO, which must still be one afterwards.
+mkfifo pipe.out
+cat pipe.out >from-pipe.txt &
+reader=$!
+expect 0 "" -- --passes=InferType,FoldConstant in.tir -o pipe.out
+wait "$reader"
+cmp -s from-pipe.txt folded.tir || fail "-o <fifo>: $(cat from-pipe.txt)"
+[[ -p pipe.out ]] || fail "-o <fifo> replaced the FIFO"
 
 # Timing, trace, report, bisect, statistics.
 expect 0 "" -- --passes=InferType,FoldConstant in.tir --time-passes --time-trace=trace.json --report=report.json

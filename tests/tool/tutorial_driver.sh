@@ -46,7 +46,7 @@ mask() { sed -E 's/[0-9]+us/<N>us/g; s/[0-9]+\.[0-9]+%/<P>%/g; s/"(ts|dur)": ?[0
 
 {
   # [bisect-all]
-  tinyir-opt --passes=InferType,FoldConstant,FuseOps --opt-bisect-limit=-1 model.tir -o /dev/null
+  tinyir-opt --passes=InferType,FoldConstant,FuseOps --opt-bisect-limit=-1 --disable-output model.tir
   # [bisect-all]
 } >"$out/bisect-all.txt" 2>&1; echo "exit $?" >>"$out/bisect-all.txt"
 

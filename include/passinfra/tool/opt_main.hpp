@@ -987,7 +987,9 @@ class Driver {
   int read_input(std::string& text) {
     const auto start = std::chrono::steady_clock::now();
     if (flags_.input == "-") {
-      text.assign(std::istreambuf_iterator<char>(io_.in), std::istreambuf_iterator<char>());
+      std::ostringstream all;
+      if (io_.in.rdbuf() != nullptr && io_.in.peek() != std::char_traits<char>::eof()) all << io_.in.rdbuf();
+      text = std::move(all).str();
       if (io_.in.bad()) {
         input_error("cannot read '<stdin>': read error");
         return 3;
@@ -1409,14 +1411,15 @@ class Driver {
       }
       std::string help(spec.help);
       if (spec.arity == Arity::flag) {
-        app.add_flag(names, help);
+        app.add_flag(names)->description(help);
       } else {
-        app.add_option(names, help)->type_name(spec.arity == Arity::optional_value ? "[=<value>]" : "<value>");
+        app.add_option(names)->description(help)->type_name(spec.arity == Arity::optional_value ? "[=<value>]"
+                                                                                                : "<value>");
       }
     }
     for (const auto& a : options_.config_aliases) {
       std::string help = a.description.empty() ? "sets --config " + a.key + "=<value>" : a.description;
-      app.add_option("--" + a.flag, help)->type_name("<value>");
+      app.add_option("--" + a.flag)->description(help)->type_name("<value>");
     }
     struct Formatter : CLI::Formatter {
       using CLI::Formatter::make_groups;
