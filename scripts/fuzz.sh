@@ -6,7 +6,9 @@
 #   FUZZ_SECONDS=60     seconds per target (libFuzzer -max_total_time)
 #   FUZZ_TARGETS="a b"  only these targets (names without _fuzz.cpp)
 #   FUZZ_JOBS=1         parallel fuzzing jobs per target (-jobs/-workers)
-#   FUZZ_MAX_LEN=4096   libFuzzer -max_len
+#   FUZZ_MAX_LEN=...    libFuzzer -max_len for every target; by default 4096, and
+#                       524288 for tinyir_parser, whose seeds include flat programs of
+#                       10,000 bindings and 100,000-deep nesting (up to ~320 KB)
 #   FUZZ_BUILD_ONLY=1   build, do not run
 #
 # Seeds: fuzz/corpus/<target>/ (kept in the repository). The working corpus
@@ -19,7 +21,17 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 CXX=${FUZZ_CXX:-clang++-16}
 SECONDS_PER_TARGET=${FUZZ_SECONDS:-60}
 JOBS=${FUZZ_JOBS:-1}
-MAX_LEN=${FUZZ_MAX_LEN:-4096}
+# max_len_of <target>: FUZZ_MAX_LEN, else the target's default.
+max_len_of() {
+  if [[ -n "${FUZZ_MAX_LEN:-}" ]]; then
+    echo "$FUZZ_MAX_LEN"
+    return
+  fi
+  case "$1" in
+    tinyir_parser) echo 524288 ;;
+    *) echo 4096 ;;
+  esac
+}
 OUT=build/fuzz
 mkdir -p "$OUT"
 
@@ -60,11 +72,12 @@ for t in "${targets[@]}"; do
   [[ -d fuzz/corpus/$t ]] && cp -n fuzz/corpus/"$t"/* "$corpus"/ 2>/dev/null || true
   dict=()
   [[ -f fuzz/$t.dict ]] && dict=(-dict="fuzz/$t.dict")
-  echo "==== fuzz: $t for ${SECONDS_PER_TARGET}s (corpus $corpus)"
+  max_len=$(max_len_of "$t")
+  echo "==== fuzz: $t for ${SECONDS_PER_TARGET}s, max_len $max_len (corpus $corpus)"
   log=$OUT/$t.log
   rc=0
   ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
-    "$bin" "$corpus" "${dict[@]}" -max_total_time="$SECONDS_PER_TARGET" -max_len="$MAX_LEN" \
+    "$bin" "$corpus" "${dict[@]}" -max_total_time="$SECONDS_PER_TARGET" -max_len="$max_len" \
       -timeout=25 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$artifacts" \
       ${JOBS:+$( ((JOBS > 1)) && echo "-jobs=$JOBS -workers=$JOBS")} >"$log" 2>&1 || rc=$?
   runs=$(grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -Eo '[0-9]+$' | tail -n1 || true)

@@ -54,49 +54,54 @@ using Expr = std::shared_ptr<const ExprNode>;
 namespace detail {
 
 // Releasing a node's operands without recursion. Destroying the last handle of a
-// chain of 100,000 nodes would otherwise destroy them recursively, one stack frame
-// set per node. Each node's destructor moves its operand handles to a per-thread
-// list instead; the outermost destructor on the thread releases that list in a loop
-// (the destructors it triggers only add to the list). A handle that cannot be moved
-// (no memory for the list) is left to the member destructor, recursively as before.
+// chain of 100,000 nodes would otherwise destroy them recursively, several stack
+// frames per node. A node's destructor makes an OperandReleaser and hands it its
+// operand handles: the outermost releaser on the thread keeps them in a list of its
+// own and releases them in a loop when it goes; the releasers of the destructors
+// that loop triggers only add to that list. (The per-thread state is a plain
+// pointer, so there is nothing to destroy at thread or program exit.) A handle that
+// finds no memory in the list is left to the member destructor, recursively as before.
 class OperandReleaser {
  public:
-  static void defer(const Expr& operand) noexcept {
-    auto& e = const_cast<Expr&>(operand);  // the owner is under destruction: not const
+  OperandReleaser() noexcept : outer_(current()) {
+    if (!outer_) current() = &own_;
+  }
+  OperandReleaser(const OperandReleaser&) = delete;
+  OperandReleaser& operator=(const OperandReleaser&) = delete;
+  ~OperandReleaser() {
+    if (outer_) return;
+    while (!own_.empty()) {
+      Expr e = std::move(own_.back());
+      own_.pop_back();
+      e.reset();  // may hand more to own_
+    }
+    current() = nullptr;
+  }
+
+  // take(operand): the handle, moved to the list (the owner is under destruction,
+  // so its const members are not const any more).
+  void take(const Expr& operand) noexcept {
+    auto& e = const_cast<Expr&>(operand);
     if (!e) return;
-    State& s = state();
+    std::vector<Expr>& list = *current();
     try {
-      s.pending.emplace_back();
+      list.emplace_back();
     } catch (...) {
       return;
     }
-    s.pending.back().swap(e);
+    list.back().swap(e);
   }
-  static void defer_all(const std::vector<Expr>& operands) noexcept {
-    for (const auto& e : operands) defer(e);
-  }
-  // Releases the deferred handles, unless an outer destructor on this thread is doing so.
-  static void drain() noexcept {
-    State& s = state();
-    if (s.draining) return;
-    s.draining = true;
-    while (!s.pending.empty()) {
-      Expr e = std::move(s.pending.back());
-      s.pending.pop_back();
-      e.reset();  // may defer more
-    }
-    s.draining = false;
+  void take_all(const std::vector<Expr>& operands) noexcept {
+    for (const auto& e : operands) take(e);
   }
 
  private:
-  struct State {
-    std::vector<Expr> pending;
-    bool draining = false;
-  };
-  static State& state() noexcept {
-    thread_local State s;
-    return s;
+  static std::vector<Expr>*& current() noexcept {
+    thread_local std::vector<Expr>* list = nullptr;
+    return list;
   }
+  std::vector<Expr>* outer_;
+  std::vector<Expr> own_;
 };
 
 }  // namespace detail
@@ -160,9 +165,9 @@ struct CallNode final : ExprNode {
   CallNode(const CallNode&) = delete;
   CallNode& operator=(const CallNode&) = delete;
   ~CallNode() override {
-    detail::OperandReleaser::defer(fn);
-    detail::OperandReleaser::defer_all(args);
-    detail::OperandReleaser::drain();
+    detail::OperandReleaser r;
+    r.take(fn);
+    r.take_all(args);
   }
 
   bool is_op() const noexcept { return fn == nullptr; }
@@ -181,9 +186,9 @@ struct LetNode final : ExprNode {
   LetNode(const LetNode&) = delete;
   LetNode& operator=(const LetNode&) = delete;
   ~LetNode() override {
-    detail::OperandReleaser::defer(value);
-    detail::OperandReleaser::defer(body);
-    detail::OperandReleaser::drain();
+    detail::OperandReleaser r;
+    r.take(value);
+    r.take(body);
   }
 };
 using Let = std::shared_ptr<const LetNode>;
@@ -196,8 +201,8 @@ struct TupleNode final : ExprNode {
   TupleNode(const TupleNode&) = delete;
   TupleNode& operator=(const TupleNode&) = delete;
   ~TupleNode() override {
-    detail::OperandReleaser::defer_all(fields);
-    detail::OperandReleaser::drain();
+    detail::OperandReleaser r;
+    r.take_all(fields);
   }
 };
 using Tuple = std::shared_ptr<const TupleNode>;
@@ -212,8 +217,8 @@ struct TupleGetItemNode final : ExprNode {
   TupleGetItemNode(const TupleGetItemNode&) = delete;
   TupleGetItemNode& operator=(const TupleGetItemNode&) = delete;
   ~TupleGetItemNode() override {
-    detail::OperandReleaser::defer(tuple);
-    detail::OperandReleaser::drain();
+    detail::OperandReleaser r;
+    r.take(tuple);
   }
 };
 using TupleGetItem = std::shared_ptr<const TupleGetItemNode>;
@@ -234,8 +239,8 @@ struct FunctionNode final : ExprNode {
   FunctionNode(const FunctionNode&) = delete;
   FunctionNode& operator=(const FunctionNode&) = delete;
   ~FunctionNode() override {
-    detail::OperandReleaser::defer(body);
-    detail::OperandReleaser::drain();
+    detail::OperandReleaser r;
+    r.take(body);
   }
 
   // is_primitive(): the function carries Primitive=<nonzero> (a FuseOps group).
@@ -428,9 +433,18 @@ inline std::string describe_shallow(const Expr& e) {
       if (auto lit = scalar_literal(*c)) return *lit;
       return "const(" + to_string(c->type) + ")";
     }
-    case ExprKind::Call: {
-      const auto* c = e->as<CallNode>();
-      return (c->is_op() ? c->op : describe_shallow(c->fn)) + "(...)";
+    case ExprKind::Call: {  // a chain of calls of calls, without recursion
+      std::size_t calls = 0;
+      const ExprNode* cur = e.get();
+      while (cur && cur->kind == ExprKind::Call && !cur->as<CallNode>()->is_op()) {
+        ++calls;
+        cur = cur->as<CallNode>()->fn.get();
+      }
+      std::string out = !cur                          ? "<null>"
+                        : cur->kind == ExprKind::Call ? cur->as<CallNode>()->op + "(...)"
+                                                      : describe_shallow(Expr(e, cur));
+      for (std::size_t i = 0; i < calls; ++i) out += "(...)";
+      return out;
     }
     case ExprKind::Let:
       return "let %" + e->as<LetNode>()->var->name + " = ...";

@@ -82,28 +82,28 @@ template <class Operands, class Done, class Visit>
 void walk_post_order(const Expr& root, Operands&& operands, Done&& done, Visit&& visit) {
   struct Frame {
     Expr node;
-    std::vector<Expr> ops;
-    std::size_t next = 0;
+    std::size_t begin, next, end;  // its operands: ops[begin, end)
   };
-  std::vector<Frame> stack(1);
-  stack.back().node = root;
-  operands(*root, stack.back().ops);
-  while (!stack.empty()) {
+  std::vector<Expr> ops;  // the operands of the frames, a stack of its own
+  operands(*root, ops);
+  std::vector<Frame> stack{{root, 0, 0, ops.size()}};
+  while (true) {
     Frame& top = stack.back();
-    if (top.next < top.ops.size()) {
-      Expr c = top.ops[top.next++];
+    if (top.next < top.end) {
+      Expr c = ops[top.next++];
       if (!c || done(c)) continue;
-      Frame f{std::move(c), {}, 0};
-      operands(*f.node, f.ops);
-      if (f.ops.empty()) {
-        visit(f.node);
+      const std::size_t begin = ops.size();
+      operands(*c, ops);
+      if (ops.size() == begin) {
+        visit(c);
       } else {
-        stack.push_back(std::move(f));  // `top` is not used after this
+        stack.push_back({std::move(c), begin, begin, ops.size()});  // `top` is not used after this
       }
       continue;
     }
     if (stack.size() == 1) break;  // the root: the caller's
     Expr n = std::move(top.node);
+    ops.resize(top.begin);
     stack.pop_back();
     visit(n);
   }

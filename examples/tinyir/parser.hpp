@@ -393,7 +393,7 @@ class Parser {
   // The value of an integer literal of `dtype` (int8 ... int64, uint8, bool),
   // checked against the dtype's range.
   std::int64_t int_in_range(const NumberText& n, const Token& at, const std::string& dtype) const {
-    const std::int64_t v = int_value(n, at);
+    const std::int64_t v = int64_of(n, at);
     const auto [lo, hi] = int_range(dtype);
     if (v < lo || v > hi)
       error_at(at, "expected an " + dtype + " value in [" + std::to_string(lo) + ", " + std::to_string(hi) +
@@ -413,6 +413,11 @@ class Parser {
   std::int64_t int_value(const NumberText& n, const Token& at) const {
     if (!is_integral_text(n) || !n.suffix.empty())
       error_at(at, "expected an integer, found '" + std::string(n.negative ? "-" : "") + n.mantissa + n.suffix + "'");
+    return int64_of(n, at);
+  }
+
+  // The int64 value of integral text, suffix ignored.
+  std::int64_t int64_of(const NumberText& n, const Token& at) const {
     std::uint64_t v = 0;
     const auto res = std::from_chars(n.mantissa.data(), n.mantissa.data() + n.mantissa.size(), v);
     const std::uint64_t limit = n.negative ? std::uint64_t{1} << 63 : (std::uint64_t{1} << 63) - 1;

@@ -6,11 +6,13 @@
 // dead_code_elimination(expr)        one expression
 //
 // Every value is pure, so an unused binding can go; removing one may make others
-// unused, and the pass repeats until none is left. Programs in graph form have no
+// unused: the uses are counted as if those were gone already (used_vars), so one
+// round removes them all. Programs in graph form have no
 // dead code and come back unchanged (the same nodes).
 #pragma once
 
 #include <unordered_set>
+#include <vector>
 
 #include "tinyir/ir.hpp"
 
@@ -18,14 +20,29 @@ namespace tinyir {
 
 namespace detail {
 
-// The variables used (not merely bound) under e.
+// The variables used (not merely bound) under e, where a let's value counts only
+// when its variable is used: the fixed point of removing unused lets, in one walk
+// (a dead chain of 100,000 lets goes at once, not one let per round). A let's body
+// is walked before its value is decided on: the work list is LIFO, so the body's
+// whole walk comes off it before the let's `decide` entry; a node is marked seen
+// when it comes off.
 inline std::unordered_set<const VarNode*> used_vars(const Expr& root) {
   std::unordered_set<const VarNode*> used;
   std::unordered_set<const ExprNode*> seen;
-  std::vector<const ExprNode*> stack{root.get()};
+  struct Task {
+    const ExprNode* node;
+    bool decide;  // a let whose body has been walked: walk its value if its variable is used
+  };
+  std::vector<Task> stack{{root.get(), false}};
   while (!stack.empty()) {
-    const ExprNode* e = stack.back();
+    const Task task = stack.back();
     stack.pop_back();
+    const ExprNode* e = task.node;
+    if (task.decide) {
+      const auto* l = e->as<LetNode>();
+      if (used.count(l->var.get())) stack.push_back({l->value.get(), false});
+      continue;
+    }
     if (!seen.insert(e).second) continue;
     switch (e->kind) {
       case ExprKind::Var:
@@ -34,23 +51,23 @@ inline std::unordered_set<const VarNode*> used_vars(const Expr& root) {
       case ExprKind::Constant:
         break;
       case ExprKind::Let:
-        stack.push_back(e->as<LetNode>()->value.get());
-        stack.push_back(e->as<LetNode>()->body.get());
+        stack.push_back({e, true});
+        stack.push_back({e->as<LetNode>()->body.get(), false});
         break;
       case ExprKind::Function:
-        stack.push_back(e->as<FunctionNode>()->body.get());
+        stack.push_back({e->as<FunctionNode>()->body.get(), false});
         break;
       case ExprKind::Call: {
         const auto* c = e->as<CallNode>();
-        if (c->fn) stack.push_back(c->fn.get());
-        for (const auto& a : c->args) stack.push_back(a.get());
+        if (c->fn) stack.push_back({c->fn.get(), false});
+        for (const auto& a : c->args) stack.push_back({a.get(), false});
         break;
       }
       case ExprKind::Tuple:
-        for (const auto& f : e->as<TupleNode>()->fields) stack.push_back(f.get());
+        for (const auto& f : e->as<TupleNode>()->fields) stack.push_back({f.get(), false});
         break;
       case ExprKind::TupleGetItem:
-        stack.push_back(e->as<TupleGetItemNode>()->tuple.get());
+        stack.push_back({e->as<TupleGetItemNode>()->tuple.get(), false});
         break;
     }
   }
