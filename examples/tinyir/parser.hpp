@@ -28,8 +28,9 @@
 //   float32 range, an f16 literal within +-65504 (`inf`/`nan` are words of their own);
 // * metadata: a constant's data holds exactly its type's element count of values
 //   (a run `v x n` is checked before it is expanded), values of an integer dtype
-//   are whole numbers within that dtype's range, and all the constants together
-//   hold at most kMaxExpandedValues (16M) more values than the text has bytes;
+//   are whole numbers within that dtype's range, and all the constants of a text
+//   together hold at most kMaxConstantValues (16,777,216) values (a bound that does
+//   not depend on how the text spells them, so printed text always parses again);
 //   constant indexes are any non-negative int64 (kept in a map, not an array);
 // * messages: input bytes that are not valid UTF-8 show as `\xNN`, a multi-byte
 //   character whole.
@@ -64,14 +65,14 @@ inline bool is_ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' 
 inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
 inline bool is_name_char(char c) { return is_ident_start(c) || is_digit(c); }
 
-// All the constants of one text hold at most this many values more than the text
-// has bytes (`[0 x 1000000]` expands 12 bytes to a million values).
-inline constexpr std::int64_t kMaxExpandedValues = std::int64_t{1} << 24;
+// All the constants of one text hold at most this many values (64 MB of float32);
+// `[0 x 1000000000]` would expand 16 bytes to 4 GB.
+inline constexpr std::int64_t kMaxConstantValues = std::int64_t{1} << 24;
 
 class Parser {
  public:
   Parser(std::string_view text, std::string_view source)
-      : value_budget_(kMaxExpandedValues + static_cast<std::int64_t>(text.size())), text_(text), source_(source) {
+      : value_budget_(kMaxConstantValues), text_(text), source_(source) {
     lex();
   }
 
@@ -116,7 +117,7 @@ class Parser {
     Constant node;  // made at the first reference
   };
 
-  // The values the metadata may still expand to (see kMaxExpandedValues).
+  // The values the metadata may still hold (see kMaxConstantValues).
   std::int64_t value_budget_ = 0;
 
   // ---------------------------------------------------------------- lexer
@@ -401,6 +402,21 @@ class Parser {
     return v;
   }
 
+  // An integer dtype's value as held (float32): a whole number within the dtype's
+  // range. The printer writes what is held (2147483647 is held as 2147483648, and
+  // 9007199254740993 prints as 9.007199e+15), so the check is on the value.
+  void check_int_value(float x, const NumberText& n, const Token& at, const std::string& dtype,
+                       const char* what) const {
+    const auto [lo, hi] = int_range(dtype);
+    const std::string text = std::string(n.negative ? "-" : "") + n.mantissa + n.suffix;
+    if (!std::isfinite(x) || std::trunc(x) != x)
+      error_at(at, "expected a whole number for " + dtype + " " + what + ", found '" + text + "'");
+    if (static_cast<double>(x) < static_cast<double>(lo) || static_cast<double>(x) > static_cast<double>(hi))
+      error_at(at, "expected an " + dtype + " value in [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                       "], found '" + text + "'" +
+                       (text == format_float(x) ? "" : " (held as float32: " + format_float(x) + ")"));
+  }
+
   static std::pair<std::int64_t, std::int64_t> int_range(std::string_view dtype) {
     if (dtype == "int8") return {INT8_MIN, INT8_MAX};
     if (dtype == "int16") return {INT16_MIN, INT16_MAX};
@@ -546,7 +562,7 @@ class Parser {
   }
 
   // `[v, v x n, ...]`: exactly num_elements(tensor) values, counted before a run is
-  // expanded, and within the text's budget of values (kMaxExpandedValues).
+  // expanded, and within the text's budget of values (kMaxConstantValues).
   std::vector<float> parse_data(const TensorType& tensor, const Type& type) {
     const Token& open = peek();
     const std::int64_t want = num_elements(tensor);
@@ -561,15 +577,8 @@ class Parser {
       const Token& t = peek();
       const NumberText n = read_number("a value");
       if (!n.suffix.empty()) error_at(t, "expected a plain number in constant data, found suffix '" + n.suffix + "'");
-      float x = 0;
-      if (integer) {
-        if (!is_integral_text(n))
-          error_at(t, "expected a whole number for " + tensor.dtype + " data, found '" +
-                          std::string(n.negative ? "-" : "") + n.mantissa + "'");
-        x = static_cast<float>(int_in_range(n, t, tensor.dtype));
-      } else {
-        x = number_value<float>(n, t);
-      }
+      const float x = number_value<float>(n, t);
+      if (integer) check_int_value(x, n, t, tensor.dtype, "data");
       std::int64_t repeat = 1;
       if (at_ident("x")) {
         next();
@@ -579,8 +588,8 @@ class Parser {
       }
       if (repeat > want - count) wrong_count(t, "more");
       if (repeat > value_budget_)
-        error_at(t, "expected the metadata to expand to at most " + std::to_string(kMaxExpandedValues) +
-                        " values more than the text's size (kMaxExpandedValues), found more");
+        error_at(t, "expected at most " + std::to_string(kMaxConstantValues) +
+                        " constant values in all (kMaxConstantValues), found more");
       value_budget_ -= repeat;
       count += repeat;
       v.insert(v.end(), static_cast<std::size_t>(repeat), x);
@@ -634,6 +643,7 @@ class Parser {
       error_at(first, "expected an integer for an " + dtype + " literal, found '" + n.mantissa + n.suffix + "'");
     if (integer) (void)int_in_range(n, first, dtype);
     const float v = number_value<float>(n, first);  // float64 and float16 values are held as float32
+    if (integer) check_int_value(v, n, first, dtype, "literal");
     if (dtype == "float16" && std::isfinite(v) && std::fabs(v) > 65504.0f)
       error_at(first, "expected a float16 literal within +-65504, found '" + std::string(n.negative ? "-" : "") +
                           n.mantissa + n.suffix + "'");

@@ -66,13 +66,13 @@ TEST_CASE("tinyir limits: a metadata run longer than the declared element count 
                  "found more"));
   CHECK(contains(parse_message(with_constant("Constant[0]: Tensor[(4), float32] = [1 x 3]")), "found 3"));
   CHECK(parse_message(with_constant("Constant[0]: Tensor[(4), float32] = [1 x 3, 2]")).empty());
-  // A declared count the text cannot justify: more than 16M values beyond its size.
+  // More than kMaxConstantValues (16M) values in all.
   CHECK(contains(parse_message(with_constant("Constant[0]: Tensor[(1000000000), float32] = [0 x 1000000000]")),
-                 "kMaxExpandedValues"));
+                 "kMaxConstantValues"));
   CHECK(contains(parse_message("def @main() { meta[Constant][0] }\n#[metadata]\n"
                                "Constant[0]: Tensor[(10000000), float32] = [0 x 10000000]\n"
                                "Constant[1]: Tensor[(10000000), float32] = [0 x 10000000]\n"),
-                 "kMaxExpandedValues"));
+                 "kMaxConstantValues"));
   CHECK(parse_message(with_constant("Constant[0]: Tensor[(1000000), float32] = [0.5 x 1000000]")).empty());
 }
 
@@ -151,7 +151,9 @@ TEST_CASE("tinyir limits: integer literals out of their dtype's range are a Pars
   CHECK(contains(parse_message("def @main() { 3000000000 }"), "expected an int32 value in [-2147483648, 2147483647]"));
   CHECK(contains(parse_message("def @main() { -2147483649 }"), "int32"));
   CHECK(contains(parse_message("def @main() { 2147483648i32 }"), "int32"));
-  CHECK(parse_message("def @main() { 2147483647 }").empty());
+  // Values are held as float32: 2147483647 would be 2147483648, out of int32.
+  CHECK(contains(parse_message("def @main() { 2147483647 }"), "held as float32: 2147483648"));
+  CHECK(parse_message("def @main() { 2147483520 }").empty());
   CHECK(parse_message("def @main() { -2147483648 }").empty());
   CHECK(parse_message("def @main() { 3000000000i64 }").empty());
   CHECK(parse_message("def @main() { -9223372036854775808i64 }").empty());
@@ -164,6 +166,14 @@ TEST_CASE("tinyir limits: integer literals out of their dtype's range are a Pars
   CHECK(contains(parse_message(with_constant("Constant[0]: Tensor[(1), bool] = [2]")), "bool"));
   CHECK(contains(parse_message(with_constant("Constant[0]: Tensor[(1), int16] = [1.5]")), "whole number"));
   CHECK(parse_message(with_constant("Constant[0]: Tensor[(3), int8] = [-128, 127, 0]")).empty());
+  // What the printer writes for integer values parses again: a large int64 literal
+  // becomes a metadata constant whose value prints as 9.0071993e+15.
+  for (const char* text : {"def @main() { 9007199254740993i64 }", "def @main() { -9223372036854775808i64 }",
+                           "def @main() { 9223372036854775807i64 }", "def @main() { -2147483648 }"}) {
+    CAPTURE(text);
+    const std::string printed = print(parse(text, "input.tir"));
+    CHECK(print(parse(printed, "printed")) == printed);
+  }
 }
 
 TEST_CASE("tinyir limits: float literals outside float32 (f16: outside +-65504) are a ParseError") {
