@@ -308,15 +308,15 @@ class PassContext {
   // A scope of a static context with no instruments has nothing to do.
   static constexpr bool has_scope_work = is_dynamic || !std::is_same_v<instrument_set_type, InstrumentSet<>>;
 
-  [[gnu::noinline]] bool pass_enabled_by_name(const PassInfo& info) const noexcept {
+  [[gnu::noinline, gnu::pure]] bool pass_enabled_by_name(const PassInfo& info) const noexcept {
     if (contains(disabled_, disabled_index_.get(), info.name)) return false;
     if (contains(required_, required_index_.get(), info.name)) return true;
     return opt_level_ >= info.opt_level;
   }
 
   // A list longer than detail::name_index_threshold has an index.
-  [[gnu::noinline]] static bool contains(const std::vector<std::string>& names, const detail::NameIndex* index,
-                                         std::string_view name) noexcept {
+  [[gnu::noinline, gnu::pure]] static bool contains(const std::vector<std::string>& names,
+                                                    const detail::NameIndex* index, std::string_view name) noexcept {
     if (index != nullptr) return index->contains(name);
     return std::find(names.begin(), names.end(), name) != names.end();
   }
