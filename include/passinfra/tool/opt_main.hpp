@@ -412,44 +412,64 @@ inline std::optional<std::string> bind(const Tokens& tokens, Flags& f, const std
   CLI::App app;
   app.set_help_flag();
   app.allow_extras(false);
-  const auto value = [&](const char* name, std::string& into) { app.add_option(name, into); };
+  // Only the options on the command line are declared: an option object costs
+  // CLI11 a few thousand instructions to make, and the tokenizer has already
+  // rejected every name that is not one of ours.
+  std::vector<std::string_view> given;
+  for (const auto& o : tokens.options) given.push_back(o.name);
+  const auto wanted = [&](std::string_view name) {
+    name.remove_prefix(2);
+    return std::find(given.begin(), given.end(), name) != given.end();
+  };
+  const auto value = [&](const char* name, std::string& into) {
+    if (wanted(name)) app.add_option(name, into);
+  };
   const auto list = [&](const char* name, std::vector<std::string>& into) {
-    app.add_option(name, into)->delimiter(',')->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    if (wanted(name)) {
+      app.add_option(name, into)->delimiter(',')->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    }
+  };
+  const auto flag = [&](const char* name, bool& into) {
+    if (wanted(name)) app.add_flag(name, into);
   };
   std::string output;
   std::string passes;
   value("--o", output);
-  app.add_flag("--disable-output", f.disable_output);
+  flag("--disable-output", f.disable_output);
   value("--passes", passes);
-  app.add_flag("--print-pipeline-passes", f.print_pipeline);
-  app.add_flag("--list-passes", f.list_passes);
-  app.add_flag("--help", f.help);
-  app.add_flag("--version", f.version);
+  flag("--print-pipeline-passes", f.print_pipeline);
+  flag("--list-passes", f.list_passes);
+  flag("--help", f.help);
+  flag("--version", f.version);
   value("--opt-level", f.opt_level_text);
   list("--required-pass", f.required);
   list("--disable-pass", f.disabled);
-  app.add_option("--config", f.config_args)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  if (wanted("--config")) {
+    app.add_option("--config", f.config_args)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  }
   list("--print-ir-before", f.print_before);
   list("--print-ir-after", f.print_after);
-  app.add_flag("--print-ir-before-all", f.print_before_all);
-  app.add_flag("--print-ir-after-all", f.print_after_all);
+  flag("--print-ir-before-all", f.print_before_all);
+  flag("--print-ir-after-all", f.print_after_all);
   value("--print-changed", f.changed_text);
   list("--filter-passes", f.filter);
-  app.add_flag("--print-debuginfo", f.print_debuginfo);
-  app.add_flag("--debug-pass-manager", f.debug_pass_manager);
-  app.add_flag("--time-passes", f.time_passes);
+  flag("--print-debuginfo", f.print_debuginfo);
+  flag("--debug-pass-manager", f.debug_pass_manager);
+  flag("--time-passes", f.time_passes);
   value("--time-passes-display", f.time_display);
   value("--time-trace", f.time_trace);
   value("--statistics", f.statistics_text);
   value("--opt-bisect-limit", f.bisect_text);
-  app.add_flag("--verify-each", f.verify_each);
-  app.add_flag("--no-verify", f.no_verify);
+  flag("--verify-each", f.verify_each);
+  flag("--no-verify", f.no_verify);
   value("--crash-reproducer", f.crash_reproducer);
   value("--report", f.report);
   value("--log-level", f.log_level_text);
   std::vector<std::string> alias_values(aliases.size());
   for (std::size_t i = 0; i < aliases.size(); ++i) {
-    app.add_option("--" + aliases[i].flag, alias_values[i])->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+    if (wanted("--" + aliases[i].flag)) {
+      app.add_option("--" + aliases[i].flag, alias_values[i])->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+    }
   }
 
   std::vector<std::string> argv{"opt"};
@@ -475,8 +495,8 @@ inline std::optional<std::string> bind(const Tokens& tokens, Flags& f, const std
   } catch (const CLI::ParseError& e) {
     return std::string("invalid command line: ") + e.what();
   }
-  if (app.count("--o") != 0) f.output = output;
-  if (app.count("--passes") != 0) f.passes = passes;
+  if (wanted("--o") && app.count("--o") != 0) f.output = output;
+  if (wanted("--passes") && app.count("--passes") != 0) f.passes = passes;
   if (!tokens.positionals.empty()) f.input = tokens.positionals.front();
   // --config entries and config aliases, in command-line order.
   std::size_t next_config = 0;
@@ -929,10 +949,14 @@ class Driver {
     if (!flags_.passes && text.empty()) return 0;  // parse and print only
     std::size_t shift = 0;
     std::string parsed = text;
+    // One `sequential(...)` runs as is: the text starts with that word and parses alone.
     bool as_is = false;
-    try {
-      as_is = parse_pipeline_syntax(text).name == "sequential";
-    } catch (const std::exception&) {
+    const std::size_t first = text.find_first_not_of(" \t\n\r\f\v");
+    if (first != std::string::npos && std::string_view(text).substr(first).starts_with("sequential")) {
+      try {
+        as_is = parse_pipeline_syntax(text).name == "sequential";
+      } catch (const std::exception&) {
+      }
     }
     if (!as_is) {
       parsed = "sequential(" + text + ")";
@@ -1027,8 +1051,12 @@ class Driver {
     int first_line = 1;
   };
 
-  std::vector<Chunk> split(const std::string& text) const {
-    if (!flags_.split_marker) return {Chunk{text, 1}};
+  std::vector<Chunk> split(std::string text) const {
+    if (!flags_.split_marker) {
+      std::vector<Chunk> one;
+      one.push_back(Chunk{std::move(text), 1});
+      return one;
+    }
     std::vector<Chunk> out;
     std::string marker = *flags_.split_marker;
     while (!marker.empty() && marker.back() == ' ') marker.pop_back();
@@ -1061,7 +1089,7 @@ class Driver {
   int process_input() {
     std::string text;
     if (int code = read_input(text); code != 0) return code;
-    const std::vector<Chunk> chunks = split(text);
+    const std::vector<Chunk> chunks = split(std::move(text));
     std::string output;
     int worst = 0;
     bool any_ok = false;
@@ -1072,7 +1100,11 @@ class Driver {
       chunk.exit_code = process_chunk(chunks[i].text, printed, chunk);
       if (chunk.exit_code == 0) {
         any_ok = true;
-        output += printed;
+        if (output.empty()) {
+          output = std::move(printed);
+        } else {
+          output += printed;
+        }
       }
       worst = std::max(worst, chunk.exit_code);
       report_.chunks.push_back(std::move(chunk));
