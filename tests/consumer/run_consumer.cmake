@@ -1,8 +1,9 @@
 # tests/consumer/run_consumer.cmake — one consumer test, run by ctest:
 #   cmake -DMODE=find_package|add_subdirectory -DSOURCE_DIR=<passinfra> -DBINARY_DIR=<passinfra build>
 #         -DWORK_DIR=<scratch> -DCXX=<compiler> [-DWITH_TOOL=ON] -P run_consumer.cmake
-# WITH_TOOL (passinfra::tool exists): also builds tests/consumer/tool_main.cpp
-# against passinfra::tool (find_package: COMPONENTS tool) and runs it.
+# WITH_TOOL (passinfra::tool exists), find_package only: also builds
+# tests/consumer/tool_main.cpp against the installed component
+# (find_package(passinfra COMPONENTS tool)) and runs it.
 # find_package: installs the build tree into WORK_DIR/prefix, then configures,
 # builds and runs tests/consumer/find_package against it. add_subdirectory:
 # configures, builds and runs tests/consumer/add_subdirectory.
@@ -49,7 +50,7 @@ elseif(MODE STREQUAL "add_subdirectory")
 else()
   message(FATAL_ERROR "run_consumer.cmake: MODE is '${MODE}'; expected find_package or add_subdirectory")
 endif()
-if(NOT DEFINED WITH_TOOL)
+if(NOT DEFINED WITH_TOOL OR NOT MODE STREQUAL "find_package")
   set(WITH_TOOL OFF)
 endif()
 run("configure" "${CMAKE_COMMAND}" -S "${SOURCE_DIR}/tests/consumer/${MODE}" -B "${WORK_DIR}/build"
