@@ -567,8 +567,6 @@ inline std::optional<ConfigValue> convert_config(ConfigType type, const std::str
 
 // ------------------------------------------------------------- instruments
 
-using PrintFn = std::function<std::string()>;
-
 // The IR text the driver prints (print, or print_with_locations with --print-debuginfo).
 template <class IR>
 std::string print_ir(const IR& ir, bool locations) {
