@@ -14,8 +14,7 @@
 // variables); every operator call names a registered operator with its number
 // of inputs; a projection of a tuple literal stays within its fields. Types are
 // not checked: that is InferType's job, and an ill-typed module makes InferType
-// fail. The walk is tinyir's iterative post_order_visit, so any depth of IR is
-// fine.
+// fail. The walk is iterative (an explicit stack), so any depth of IR is fine.
 #pragma once
 
 #include <optional>
@@ -23,33 +22,48 @@
 #include <unordered_set>
 #include <vector>
 
-#include "tinyir/functor.hpp"
+#include "tinyir/expr.hpp"
 #include "tinyir/module.hpp"
 #include "tinyir/op_registry.hpp"
 
 namespace tinyir {
 
 inline std::optional<std::string> verify(const Module& mod) {
+  // One walk per function over an explicit stack of raw pointers (no vector of
+  // operands per node, as post_order_visit makes): each distinct node once.
+  std::vector<const ExprNode*> stack;
+  std::unordered_set<const ExprNode*> visited;
+  std::unordered_set<const VarNode*> bound;
+  std::unordered_set<const VarNode*> seen;
+  std::vector<const VarNode*> used;  // in visit order, so the message names the first
   for (const auto& [name, fn] : mod.functions()) {
-    std::unordered_set<const VarNode*> bound;
-    std::unordered_set<const VarNode*> seen;
-    std::vector<const VarNode*> used;  // in visit order, so the message names the first
+    stack.assign(1, fn.get());
+    visited.clear();
+    bound.clear();
+    seen.clear();
+    used.clear();
     std::optional<std::string> problem;
     const auto bind = [&](const Var& v) {
       if (!bound.insert(v.get()).second && !problem) problem = "variable '%" + v->name + "' is bound twice";
     };
-    const auto use = [&](const Expr& e) {
-      if (e && e->kind == ExprKind::Var && seen.insert(e->as<VarNode>()).second) used.push_back(e->as<VarNode>());
+    const auto push = [&](const Expr& e) {
+      if (!e) return;
+      if (e->kind == ExprKind::Var) {
+        if (seen.insert(e->as<VarNode>()).second) used.push_back(e->as<VarNode>());
+        return;
+      }
+      if (e->kind != ExprKind::Constant) stack.push_back(e.get());
     };
-    post_order_visit(fn, [&](const Expr& e) {
+    while (!stack.empty()) {
+      const ExprNode* e = stack.back();
+      stack.pop_back();
+      if (!visited.insert(e).second) continue;
       switch (e->kind) {
         case ExprKind::Var:
         case ExprKind::Constant:
           break;
         case ExprKind::Call: {
           const auto* c = e->as<CallNode>();
-          for (const auto& a : c->args) use(a);
-          use(c->fn);
           if (c->is_op() && !problem) {
             const OpInfo* op = find_op(c->op);
             if (op == nullptr) {
@@ -60,36 +74,40 @@ inline std::optional<std::string> verify(const Module& mod) {
                         std::to_string(op->arity());
             }
           }
+          push(c->fn);
+          for (auto it = c->args.rbegin(); it != c->args.rend(); ++it) push(*it);
           break;
         }
         case ExprKind::Let: {
           const auto* l = e->as<LetNode>();
           bind(l->var);
-          use(l->value);
-          use(l->body);
+          push(l->body);
+          push(l->value);
           break;
         }
-        case ExprKind::Tuple:
-          for (const auto& f : e->as<TupleNode>()->fields) use(f);
+        case ExprKind::Tuple: {
+          const auto& fields = e->as<TupleNode>()->fields;
+          for (auto it = fields.rbegin(); it != fields.rend(); ++it) push(*it);
           break;
+        }
         case ExprKind::TupleGetItem: {
           const auto* g = e->as<TupleGetItemNode>();
-          use(g->tuple);
           if (const auto* t = g->tuple->as<TupleNode>();
               t && (g->index < 0 || static_cast<std::size_t>(g->index) >= t->fields.size()) && !problem) {
             problem = "tuple index " + std::to_string(g->index) + " out of range for a tuple of " +
                       std::to_string(t->fields.size()) + " fields";
           }
+          push(g->tuple);
           break;
         }
         case ExprKind::Function: {
           const auto* f = e->as<FunctionNode>();
           for (const auto& p : f->params) bind(p);
-          use(f->body);
+          push(f->body);
           break;
         }
       }
-    });
+    }
     if (!problem) {
       for (const VarNode* v : used) {
         if (!bound.contains(v)) {
