@@ -10,6 +10,7 @@
 // keeps no span type or diagnostic renderer of its own.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -44,8 +45,7 @@ class Error : public std::runtime_error {
 class TypeError : public Error {
  public:
   TypeError(std::string detail, std::string expression, std::optional<Span> span)
-      : TypeError(Checked{}, tinyir::detail::valid_utf8(detail), tinyir::detail::valid_utf8(expression),
-                  std::move(span)) {}
+      : TypeError(Checked{}, to_valid_utf8(std::move(detail)), to_valid_utf8(std::move(expression)), std::move(span)) {}
 
   const std::string& detail() const noexcept { return detail_; }
   const std::string& expression() const noexcept { return expression_; }
@@ -53,6 +53,14 @@ class TypeError : public Error {
 
  private:
   struct Checked {};
+  static std::string to_valid_utf8(std::string&& s) {
+    for (std::size_t i = 0; i < s.size();) {
+      const std::size_t n = tinyir::detail::utf8_length(s, i);
+      if (n == 0) return tinyir::detail::valid_utf8(s);
+      i += n;
+    }
+    return std::move(s);
+  }
   TypeError(Checked /*valid UTF-8*/, std::string detail, std::string expression, std::optional<Span> span)
       : Error(compose(detail, expression, span)),
         detail_(std::move(detail)),
