@@ -31,13 +31,12 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <functional>
-#include <memory>
 #include <string>
 #include <string_view>
 #include <type_traits>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -103,18 +102,49 @@ inline void check_names(const std::vector<std::string>& names, std::string_view 
   }
 }
 
-// Lists of pass names longer than this are looked up through a hash set
+// Lists of pass names longer than this are looked up through a hash table
 // built once with the context (shorter ones by a linear search, which is
 // cheaper for a few names): PassEnabled stays O(1) per pass however many
 // names required_pass / disabled_pass hold.
 inline constexpr std::size_t name_index_threshold = 16;
 
-using NameIndex = std::unordered_set<std::string_view>;
+// NameIndex: an open-addressing hash table of the names of a list (indexes
+// into it), empty for a list of at most name_index_threshold names. Written
+// here rather than std::unordered_set so that core.hpp stays free of
+// <memory> and <unordered_set> (tests/headers/core_is_light.cpp).
+class NameIndex {
+ public:
+  NameIndex() = default;
+  explicit NameIndex(const std::vector<std::string>& names) {
+    if (names.size() <= name_index_threshold) return;
+    std::size_t size = 1;
+    while (size < 2 * names.size()) size *= 2;  // load factor <= 1/2
+    slots_.assign(size, kEmpty);
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      std::size_t at = hash(names[i]) & (size - 1);
+      while (slots_[at] != kEmpty) at = (at + 1) & (size - 1);
+      slots_[at] = i;
+    }
+  }
+  bool empty() const noexcept { return slots_.empty(); }
+  // Precondition: !empty(); `names` is the list the index was built from.
+  bool contains(const std::vector<std::string>& names, std::string_view name) const noexcept {
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t at = hash(name) & mask; slots_[at] != kEmpty; at = (at + 1) & mask) {
+      if (names[slots_[at]] == name) return true;
+    }
+    return false;
+  }
 
-inline std::unique_ptr<const NameIndex> make_name_index(const std::vector<std::string>& names) {
-  if (names.size() <= name_index_threshold) return nullptr;
-  return std::make_unique<const NameIndex>(names.begin(), names.end());
-}
+ private:
+  static constexpr std::size_t kEmpty = static_cast<std::size_t>(-1);
+  static std::size_t hash(std::string_view s) noexcept {  // FNV-1a, 64-bit
+    std::uint64_t h = 14695981039346656037ULL;
+    for (const char c : s) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+    return static_cast<std::size_t>(h ^ (h >> 32));
+  }
+  std::vector<std::size_t> slots_;
+};
 
 // OptLevelGate: the gate of a context that lists no names (no required_pass,
 // no disabled_pass): PassEnabled is the opt_level compare, and no name is
@@ -210,10 +240,9 @@ class PassContext {
     validate_config(config_);
     has_required_ = !required_.empty();
     names_listed_ = has_required_ || !disabled_.empty();
-    // Views into required_ / disabled_, which never change (nor move: a
-    // PassContext is neither copied nor moved).
-    required_index_ = detail::make_name_index(required_);
-    disabled_index_ = detail::make_name_index(disabled_);
+    // Indexes into required_ / disabled_, which never change.
+    required_index_ = detail::NameIndex(required_);
+    disabled_index_ = detail::NameIndex(disabled_);
   }
 
   PassContext(const PassContext&) = delete;
@@ -236,7 +265,7 @@ class PassContext {
   PASSINFRA_ALWAYS_INLINE bool is_required(std::string_view name) const noexcept {
     if (!has_required_) [[likely]]
       return false;
-    return contains(required_, required_index_.get(), name);
+    return contains(required_, required_index_, name);
   }
 
   // The state behind pass_enabled / is_required, for PassGate.
@@ -309,15 +338,15 @@ class PassContext {
   static constexpr bool has_scope_work = is_dynamic || !std::is_same_v<instrument_set_type, InstrumentSet<>>;
 
   [[gnu::noinline, gnu::pure]] bool pass_enabled_by_name(const PassInfo& info) const noexcept {
-    if (contains(disabled_, disabled_index_.get(), info.name)) return false;
-    if (contains(required_, required_index_.get(), info.name)) return true;
+    if (contains(disabled_, disabled_index_, info.name)) return false;
+    if (contains(required_, required_index_, info.name)) return true;
     return opt_level_ >= info.opt_level;
   }
 
   // A list longer than detail::name_index_threshold has an index.
   [[gnu::noinline, gnu::pure]] static bool contains(const std::vector<std::string>& names,
-                                                    const detail::NameIndex* index, std::string_view name) noexcept {
-    if (index != nullptr) return index->contains(name);
+                                                    const detail::NameIndex& index, std::string_view name) noexcept {
+    if (!index.empty()) return index.contains(names, name);
     return std::find(names.begin(), names.end(), name) != names.end();
   }
 
@@ -336,8 +365,8 @@ class PassContext {
   bool has_required_ = false;
   std::vector<std::string> required_;
   std::vector<std::string> disabled_;
-  std::unique_ptr<const detail::NameIndex> required_index_;  // null for a short list
-  std::unique_ptr<const detail::NameIndex> disabled_index_;
+  detail::NameIndex required_index_;  // empty for a short list
+  detail::NameIndex disabled_index_;
   Config config_;
   instrument_set_type instruments_;
 };
