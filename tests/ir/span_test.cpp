@@ -200,3 +200,21 @@ TEST_CASE("span: render_diagnostic counts a UTF-8 character as one cell before t
         "\xC3\xA9 + %y\n"
         "^~~");
 }
+
+TEST_CASE("span: render_diagnostic is valid UTF-8 whatever the bytes, showing a bad byte as \\xNN") {
+  // A stray continuation byte, an overlong '/', a surrogate, a cut-short "é":
+  // each byte that starts no well-formed sequence shows as \xNN and takes four
+  // cells before the caret; a well-formed "é" stays itself, one cell.
+  const std::string_view text = "\x80 \xC0\xAF \xED\xA0\x80 \xC3\xA9 %y \xC3";
+  const std::string shown = R"(\x80 \xc0\xaf \xed\xa0\x80 )"
+                            "\xC3\xA9"
+                            R"( %y \xc3)";
+  // `%y` is bytes 12 and 13 (columns 13 and 14).
+  CHECK(render_diagnostic("error", Span{"in.tir", 1, 13, 1, 15}, "m\xFF", text) ==
+        "in.tir:1:13: error: m\\xff\n" + shown + "\n" + std::string(4 + 1 + 8 + 1 + 12 + 1 + 1 + 1, ' ') + "^~");
+  // The caret stands under the first cell of a bad byte; the underline spans
+  // the escapes of the bytes after it.
+  CHECK(render_diagnostic("error", Span{"in.tir", 1, 3, 1, 5}, "m", text) ==
+        "in.tir:1:3: error: m\n" + shown + "\n" + std::string(5, ' ') + "^~~~~");
+  CHECK(render_diagnostic("error", Span{"in\xFE.tir", 0, 0, 0, 0}, "m") == "in\\xfe.tir: error: m");
+}

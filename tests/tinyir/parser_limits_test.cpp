@@ -200,6 +200,14 @@ TEST_CASE("tinyir limits: error messages are valid UTF-8 whatever the input byte
   const std::string ff = parse_message("def @main() { \xff }");
   CHECK(contains(ff, "unexpected character '\\xff'"));
   CHECK(is_valid_utf8(ff));
+  // The whole what(), the echoed source line included.
+  try {
+    (void)parse("def @main() { \xff\xc3 }", "input.tir");
+    FAIL("expected a ParseError");
+  } catch (const ParseError& e) {
+    CHECK(is_valid_utf8(e.what()));
+    CHECK(contains(e.what(), "def @main() { \\xff\\xc3 }\n"));
+  }
   CHECK(contains(parse_message("def @main() { \xc3 }"), "'\\xc3'"));          // cut short
   CHECK(contains(parse_message("def @main() { \xc0\xaf }"), "'\\xc0'"));      // overlong
   CHECK(contains(parse_message("def @main() { \xed\xa0\x80 }"), "'\\xed'"));  // surrogate

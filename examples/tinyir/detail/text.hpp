@@ -21,6 +21,8 @@
 #include <string_view>
 #include <vector>
 
+#include "passinfra/detail/utf8.hpp"
+
 namespace tinyir::detail {
 
 // format_double(v): shortest round-trip text; "inf", "-inf", "nan" for the specials.
@@ -70,18 +72,7 @@ inline std::string quote(std::string_view s) {
 // 0 when s[i] does not start one (a stray continuation byte, an overlong form, a
 // surrogate, a code point past U+10FFFF, or a sequence cut short).
 inline std::size_t utf8_length(std::string_view s, std::size_t i) {
-  const auto b = [&](std::size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0u; };
-  const unsigned c = b(0);
-  if (c < 0x80) return 1;
-  auto cont = [&](std::size_t k, unsigned lo = 0x80, unsigned hi = 0xBF) { return b(k) >= lo && b(k) <= hi; };
-  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
-  if (c == 0xE0) return cont(1, 0xA0) && cont(2) ? 3 : 0;
-  if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) return cont(1) && cont(2) ? 3 : 0;
-  if (c == 0xED) return cont(1, 0x80, 0x9F) && cont(2) ? 3 : 0;
-  if (c == 0xF0) return cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0;
-  if (c >= 0xF1 && c <= 0xF3) return cont(1) && cont(2) && cont(3) ? 4 : 0;
-  if (c == 0xF4) return cont(1, 0x80, 0x8F) && cont(2) && cont(3) ? 4 : 0;
-  return 0;
+  return passinfra::detail::utf8_sequence_length(s, i);
 }
 
 namespace text_detail {

@@ -87,6 +87,7 @@
 #include "passinfra/core/log.hpp"
 #include "passinfra/core/pass_info.hpp"
 #include "passinfra/detail/inline.hpp"
+#include "passinfra/detail/utf8.hpp"
 #include "passinfra/instruments/timing_clocks.hpp"
 
 namespace passinfra {
@@ -149,24 +150,6 @@ inline std::string ns_as_us_text(std::chrono::nanoseconds d) {
   const int n = std::snprintf(buffer, sizeof buffer, "%s%lld.%03lld", ns < 0 ? "-" : "", (ns < 0 ? -ns : ns) / 1000,
                               (ns < 0 ? -ns : ns) % 1000);
   return std::string(buffer, n > 0 ? static_cast<std::size_t>(n) : 0);
-}
-
-// utf8_sequence_length(s, i): the length of the well-formed UTF-8 sequence
-// starting at the non-ASCII byte s[i] (Unicode table 3-7: no overlong form,
-// no surrogate, at most U+10FFFF), or 0 if it is not one.
-inline std::size_t utf8_sequence_length(std::string_view s, std::size_t i) noexcept {
-  const auto byte = [&](std::size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0u; };
-  const unsigned b0 = byte(0);
-  const auto in = [](unsigned b, unsigned lo, unsigned hi) { return b >= lo && b <= hi; };
-  const auto cont = [&](unsigned b) { return in(b, 0x80, 0xBF); };
-  if (in(b0, 0xC2, 0xDF)) return cont(byte(1)) ? 2 : 0;
-  if (b0 == 0xE0) return in(byte(1), 0xA0, 0xBF) && cont(byte(2)) ? 3 : 0;
-  if (in(b0, 0xE1, 0xEC) || in(b0, 0xEE, 0xEF)) return cont(byte(1)) && cont(byte(2)) ? 3 : 0;
-  if (b0 == 0xED) return in(byte(1), 0x80, 0x9F) && cont(byte(2)) ? 3 : 0;
-  if (b0 == 0xF0) return in(byte(1), 0x90, 0xBF) && cont(byte(2)) && cont(byte(3)) ? 4 : 0;
-  if (in(b0, 0xF1, 0xF3)) return cont(byte(1)) && cont(byte(2)) && cont(byte(3)) ? 4 : 0;
-  if (b0 == 0xF4) return in(byte(1), 0x80, 0x8F) && cont(byte(2)) && cont(byte(3)) ? 4 : 0;
-  return 0;
 }
 
 // append_json_string(out, s): s as a JSON string. Control characters are

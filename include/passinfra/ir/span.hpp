@@ -31,7 +31,8 @@
 // unknown. An empty severity is left out with its ": ". The result never holds
 // a NUL byte (a C string such as what() would end there): each NUL byte, in
 // the line or in any other part, shows as the two characters `\0` (and takes
-// two cells in the caret line).
+// two cells in the caret line). It is always valid UTF-8: a byte that starts
+// no well-formed UTF-8 sequence shows as `\xNN` (four cells).
 #pragma once
 
 #include <algorithm>
@@ -39,6 +40,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+
+#include "passinfra/detail/utf8.hpp"
 
 namespace passinfra {
 
@@ -57,27 +60,44 @@ struct Span {
 
 namespace detail {
 
-// Appends `text` to `out`, each NUL byte as the two characters "\0".
+// Appends `text` to `out` as valid UTF-8 with no NUL byte: each NUL byte as
+// the two characters "\0", each byte that starts no well-formed UTF-8
+// sequence as the four characters "\xNN" (hex), the rest unchanged.
 inline void append_without_nul(std::string& out, std::string_view text) {
-  for (const char c : text) {
-    if (c == '\0') {
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t n = utf8_sequence_length(text, i);
+    if (text[i] == '\0') {
       out += "\\0";
+    } else if (n == 0) {
+      constexpr char hex[] = "0123456789abcdef";
+      const auto b = static_cast<unsigned char>(text[i]);
+      out += "\\x";
+      out += hex[b >> 4U];
+      out += hex[b & 0xFU];
     } else {
-      out += c;
+      out.append(text.substr(i, n));
     }
+    i += n == 0 ? 1 : n;
   }
 }
 
-// Appends to `out` what goes under byte `c` of a source line in the caret line,
-// `fill` standing for a plain character: a tab stays a tab, a NUL (shown as
-// "\0") takes two cells, a UTF-8 continuation byte none.
-inline void append_cell(std::string& out, char c, char fill) {
-  if (c == '\t') {
-    out += '\t';
-  } else if (c == '\0') {
-    out.append(2, fill);
-  } else if ((static_cast<unsigned char>(c) & 0xC0U) != 0x80U) {
-    out += fill;
+// Appends to `out` what goes under bytes [from, to) of a source line in the
+// caret line, `fill` standing for a plain character: a tab stays a tab, a
+// NUL (shown as "\0") takes two cells, a byte shown as "\xNN" four, a
+// multi-byte UTF-8 character one (under its first byte).
+inline void append_cells(std::string& out, std::string_view line, std::size_t from, std::size_t to, char fill) {
+  for (std::size_t i = 0; i < to;) {
+    const std::size_t n = utf8_sequence_length(line, i);
+    if (i >= from) {
+      if (line[i] == '\t') {
+        out += '\t';
+      } else if (line[i] == '\0') {
+        out.append(2, fill);
+      } else {
+        out.append(n == 0 ? 4 : 1, fill);
+      }
+    }
+    i += n == 0 ? 1 : n;
   }
 }
 
@@ -149,9 +169,9 @@ inline std::string render_diagnostic(std::string_view severity, const Span& span
   std::size_t stop = caret;
   if (span.end_line == span.line && span.end_column > span.column)
     stop = std::min(static_cast<std::size_t>(span.end_column - 1), line->size());
-  for (std::size_t i = 0; i < caret; ++i) detail::append_cell(out, (*line)[i], ' ');
+  detail::append_cells(out, *line, 0, caret, ' ');
   out += '^';
-  for (std::size_t i = caret + 1; i < stop; ++i) detail::append_cell(out, (*line)[i], '~');
+  detail::append_cells(out, *line, caret + 1, stop, '~');
   return out;
 }
 
