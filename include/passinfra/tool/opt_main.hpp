@@ -43,6 +43,7 @@
 #include <cstring>
 #include <exception>
 #include <functional>
+#include <initializer_list>
 #include <iostream>
 #include <istream>
 #include <iterator>
@@ -391,6 +392,7 @@ struct Flags {
   bool debug_pass_manager = false;
   bool time_passes = false;
   std::string time_display = "tree";
+  bool time_list = false;  // --time-passes-display=list
   std::string time_trace;
   std::string statistics_text;
   StatsFormat statistics = StatsFormat::none;
@@ -781,6 +783,24 @@ class Driver {
     return 2;
   }
 
+  // choose(flag, text, choices, out, message): out = the value named `text`, or
+  // false with message "<flag>: '<text>' is not one of <names>" (SPEC §12.5).
+  template <class T>
+  static bool choose(std::string_view flag, const std::string& text,
+                     std::initializer_list<std::pair<std::string_view, T>> choices, T& out, std::string& message) {
+    std::string names;
+    for (const auto& [name, value] : choices) {
+      if (text == name) {
+        out = value;
+        return true;
+      }
+      names += names.empty() ? "" : ", ";
+      names += name;
+    }
+    message = std::string(flag) + ": '" + clipped(text) + "' is not one of " + names;
+    return false;
+  }
+
   // --------------------------------------------------------------- steps
   int run_all() {
     const Tokens tokens = tokenize(args_, options_.config_aliases);
@@ -825,6 +845,7 @@ class Driver {
 
   int check_values() {
     Flags& f = flags_;
+    std::string error_text;
     f.opt_level = options_.default_opt_level;
     if (!f.opt_level_text.empty()) {
       const auto n = parse_integer(f.opt_level_text);
@@ -836,38 +857,20 @@ class Driver {
       f.opt_level = static_cast<int>(*n);
     }
     report_.opt_level = f.opt_level;
-    if (!f.changed_text.empty()) {
-      if (f.changed_text == "full") {
-        f.changed = Changed::full;
-      } else if (f.changed_text == "diff") {
-        f.changed = Changed::diff;
-      } else if (f.changed_text == "cdiff") {
-        f.changed = Changed::cdiff;
-      } else {
-        return usage("--print-changed: '" + clipped(f.changed_text) + "' is not one of full, diff, cdiff");
-      }
-    }
-    if (!f.statistics_text.empty()) {
-      if (f.statistics_text == "text") {
-        f.statistics = StatsFormat::text;
-      } else if (f.statistics_text == "json") {
-        f.statistics = StatsFormat::json;
-      } else {
-        return usage("--statistics: '" + clipped(f.statistics_text) + "' is not one of text, json");
-      }
-    }
-    if (f.time_display != "tree" && f.time_display != "list") {
-      return usage("--time-passes-display: '" + clipped(f.time_display) + "' is not one of tree, list");
-    }
-    if (f.log_level_text == "warning") {
-      f.log_level = LogLevel::warning;
-    } else if (f.log_level_text == "info") {
-      f.log_level = LogLevel::info;
-    } else if (f.log_level_text == "debug") {
-      f.log_level = LogLevel::debug;
-    } else {
-      return usage("--log-level: '" + clipped(f.log_level_text) + "' is not one of warning, info, debug");
-    }
+    if (!f.changed_text.empty() &&
+        !choose("--print-changed", f.changed_text,
+                {{"full", Changed::full}, {"diff", Changed::diff}, {"cdiff", Changed::cdiff}}, f.changed, error_text))
+      return usage(error_text);
+    if (!f.statistics_text.empty() &&
+        !choose("--statistics", f.statistics_text, {{"text", StatsFormat::text}, {"json", StatsFormat::json}},
+                f.statistics, error_text))
+      return usage(error_text);
+    if (!choose("--time-passes-display", f.time_display, {{"tree", false}, {"list", true}}, f.time_list, error_text))
+      return usage(error_text);
+    if (!choose("--log-level", f.log_level_text,
+                {{"warning", LogLevel::warning}, {"info", LogLevel::info}, {"debug", LogLevel::debug}}, f.log_level,
+                error_text))
+      return usage(error_text);
     if (!f.bisect_text.empty()) {
       const auto n = parse_integer(f.bisect_text);
       if (!n) return usage("--opt-bisect-limit: '" + clipped(f.bisect_text) + "' is not an integer");
@@ -1374,7 +1377,7 @@ class Driver {
   // After everything: timing output, trace, report; write failures make it 4.
   int finish(int code) {
     if (timer_) {
-      if (flags_.time_passes) io_.err << (flags_.time_display == "list" ? timer_->render_list() : timer_->render());
+      if (flags_.time_passes) io_.err << (flags_.time_list ? timer_->render_list() : timer_->render());
       if (!flags_.time_trace.empty() && !write_file(flags_.time_trace, timer_->to_chrome_trace_json())) code = 4;
     }
     if (reproducer_failed_) code = std::max(code, 4);
