@@ -23,9 +23,10 @@ namespace {
 
 using namespace tinyir;
 
-// The sanitizer builds (-O0, several times slower) run every pass at 10,000
-// bindings and parse, infer_types, print and AnnotateSpans at 100,000; the dev
-// build runs everything at both sizes.
+// The sanitizer builds (-O0, several times slower) run the flat programs at
+// 10,000 bindings only -- still far deeper than a recursive walk survives
+// there -- and the dev and clang builds at 10,000 and 100,000 (at 100,000 as
+// well, ASan's one-process suite took 385 s instead of 16 s).
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 constexpr bool kSanitized = true;
 #elif defined(__has_feature)
@@ -146,17 +147,14 @@ void run_every_pass(const Module& m, bool through_passinfra) {
 // printed, and through every pass.
 void check_flat(std::string (*make)(int)) {
   for (const int n : {10'000, 100'000}) {
+    if (n == 100'000 && kSanitized) break;
     CAPTURE(n);
     const auto t0 = std::chrono::steady_clock::now();
     const Module m = parse(make(n), "deep");
     const std::string text = print(m);
     CHECK(print(parse(text, "again")) == text);
     CHECK(infer_types(m).size() == 1);
-    if (n == 100'000 && kSanitized) {
-      CHECK(structural_equal(annotate_spans(m), m));
-    } else {
-      run_every_pass(m, n == 10'000);
-    }
+    run_every_pass(m, n == 10'000);
     MESSAGE(n << " bindings: " << seconds_since(t0) << " s");
   }
 }
