@@ -516,8 +516,11 @@ inline std::optional<std::string> bind(const Tokens& tokens, Flags& f, const std
 
 // -------------------------------------------------------- value conversion
 
-inline std::optional<long long> parse_integer(std::string_view text) {
-  long long value = 0;
+// parse_number<T>(text): the whole of `text` as a T (an optional leading '+'
+// allowed), nullopt otherwise.
+template <class T>
+std::optional<T> parse_number(std::string_view text) {
+  T value{};
   const char* first = text.data();
   const char* last = text.data() + text.size();
   if (first != last && *first == '+') ++first;
@@ -526,15 +529,9 @@ inline std::optional<long long> parse_integer(std::string_view text) {
   return value;
 }
 
-inline std::optional<double> parse_double(std::string_view text) {
-  double value = 0;
-  const char* first = text.data();
-  const char* last = text.data() + text.size();
-  if (first != last && *first == '+') ++first;
-  const auto result = std::from_chars(first, last, value);
-  if (text.empty() || result.ec != std::errc{} || result.ptr != last) return std::nullopt;
-  return value;
-}
+inline std::optional<long long> parse_integer(std::string_view text) { return parse_number<long long>(text); }
+
+inline std::optional<double> parse_double(std::string_view text) { return parse_number<double>(text); }
 
 // The value of --config key=value, converted by the key's registered type (SPEC §12.3).
 inline std::optional<ConfigValue> convert_config(ConfigType type, const std::string& text) {
