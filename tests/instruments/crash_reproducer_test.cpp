@@ -141,3 +141,14 @@ TEST_CASE("CrashReproducer: reports format and parse back, multi-line errors and
   CHECK_THROWS_AS(passinfra::parse_crash_report("code\n"), passinfra::Error);
   CHECK_THROWS_AS(CrashReproducer(std::cout, {.comment_prefix = ""}), passinfra::Error);
 }
+
+TEST_CASE("CrashReproducer: a pass name or pipeline with newlines stays in the header, one line per line") {
+  // Before, "Bad\nname" wrote "// pass: Bad" and then "name" as the first
+  // line of the IR, so the report no longer parsed as the IR it reproduces.
+  const CrashReport report{"Bad\nname", "boom", "A,\nB", "code\n"};
+  const std::string text = passinfra::format_crash_report(report);
+  CHECK(text ==
+        "// passinfra crash reproducer\n// pass: Bad\n// pass: name\n// error: boom\n// pipeline: A,\n"
+        "// pipeline: B\ncode\n");
+  CHECK(passinfra::parse_crash_report(text) == report);
+}

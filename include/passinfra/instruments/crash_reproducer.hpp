@@ -29,6 +29,9 @@
 //     // pass: FoldConstant
 //     // error: division by zero          (one line per line of what())
 //     // pipeline: InferType,FoldConstant   (only when given)
+//
+// A value with newlines (an error's what(), but also a pass name or a
+// pipeline) takes one header line per line, each with its key.
 //     <the IR, as printed before the pass ran>
 //
 // The report is written while the exception propagates; a failure to write
@@ -74,13 +77,21 @@ struct CrashReport {
 namespace detail {
 inline constexpr std::string_view crash_report_title = "passinfra crash reproducer";
 
-inline void append_header_line(std::string& out, std::string_view prefix, std::string_view key,
-                               std::string_view value) {
-  out += prefix;
-  out += key;
-  out += ": ";
-  out += value;
-  out += '\n';
+// One header line per line of `value` (a value with n newlines takes n + 1
+// lines with the same key; parse_crash_report joins them back), so that no
+// text a user gave -- a pass name or pipeline with a newline included -- can
+// end the comment and spill into the IR.
+inline void append_header_lines(std::string& out, std::string_view prefix, std::string_view key,
+                                std::string_view value) {
+  do {
+    const std::size_t nl = value.find('\n');
+    out += prefix;
+    out += key;
+    out += ": ";
+    out += value.substr(0, nl);
+    out += '\n';
+    value = nl == std::string_view::npos ? std::string_view{} : value.substr(nl + 1);
+  } while (!value.empty());
 }
 }  // namespace detail
 
@@ -89,14 +100,9 @@ inline std::string format_crash_report(const CrashReport& report, std::string_vi
   std::string out(prefix);
   out += detail::crash_report_title;
   out += '\n';
-  detail::append_header_line(out, prefix, "pass", report.pass);
-  std::string_view error = report.error;
-  do {
-    const std::size_t nl = error.find('\n');
-    detail::append_header_line(out, prefix, "error", error.substr(0, nl));
-    error = nl == std::string_view::npos ? std::string_view{} : error.substr(nl + 1);
-  } while (!error.empty());
-  if (!report.pipeline.empty()) detail::append_header_line(out, prefix, "pipeline", report.pipeline);
+  detail::append_header_lines(out, prefix, "pass", report.pass);
+  detail::append_header_lines(out, prefix, "error", report.error);
+  if (!report.pipeline.empty()) detail::append_header_lines(out, prefix, "pipeline", report.pipeline);
   out += report.ir;
   return out;
 }
@@ -117,7 +123,13 @@ inline CrashReport parse_crash_report(std::string_view text, std::string_view pr
                 "'; expected a report written by passinfra::CrashReproducer with this comment prefix");
   }
   CrashReport report;
-  bool first_error = true;
+  // Repeated keys are the lines of one multi-line value.
+  bool seen_pass = false, seen_error = false, seen_pipeline = false;
+  const auto append = [](std::string& field, bool& seen, std::string_view line) {
+    if (seen) field += '\n';
+    field += line;
+    seen = true;
+  };
   while (!rest.empty() && rest.substr(0, prefix.size()) == prefix) {
     std::string_view probe = rest;
     std::string_view line = next_line(probe).substr(prefix.size());
@@ -126,13 +138,11 @@ inline CrashReport parse_crash_report(std::string_view text, std::string_view pr
       return std::nullopt;
     };
     if (auto v = value_of("pass")) {
-      report.pass = *v;
+      append(report.pass, seen_pass, *v);
     } else if (auto e = value_of("error")) {
-      if (!first_error) report.error += '\n';
-      report.error += *e;
-      first_error = false;
+      append(report.error, seen_error, *e);
     } else if (auto p = value_of("pipeline")) {
-      report.pipeline = *p;
+      append(report.pipeline, seen_pipeline, *p);
     } else {
       break;  // a comment of the IR itself
     }
