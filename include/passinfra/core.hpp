@@ -3,6 +3,7 @@
 // with an InstrumentSet<...>. The cheap include: no dynamic layer, no <memory>.
 #pragma once
 
+#include "passinfra/core/analysis.hpp"
 #include "passinfra/core/config.hpp"
 #include "passinfra/core/error.hpp"
 #include "passinfra/core/instrument.hpp"
@@ -13,5 +14,6 @@
 #include "passinfra/core/pass.hpp"
 #include "passinfra/core/pass_context.hpp"
 #include "passinfra/core/pass_info.hpp"
+#include "passinfra/core/preserved_analyses.hpp"
 #include "passinfra/core/run.hpp"
 #include "passinfra/core/sequential.hpp"

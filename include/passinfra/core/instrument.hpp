@@ -1,4 +1,4 @@
-// passinfra/core/instrument.hpp — the six hooks an instrument may have.
+// passinfra/core/instrument.hpp — the hooks an instrument may have: six pass hooks, four analysis hooks.
 //
 // HasEnterPassCtx<I>           i.enter_pass_ctx()        when a context is entered, before it becomes current
 // HasExitPassCtx<I>            i.exit_pass_ctx()         when a context is left, after it stopped being current
@@ -7,7 +7,14 @@
 // HasRunAfterPass<I, IR>       i.run_after_pass(ir, info)   after the body, with the pass's output
 // HasRunAfterPassFailed<I>     i.run_after_pass_failed(info, eptr)  (passinfra's addition) the body or a
 //                              later hook threw after this instrument's run_before_pass returned
-// InstrumentFor<I, IR>         I has at least one of them for IR
+// HasRunBeforeAnalysis<I, IR>  i.run_before_analysis(ir, info)   an analysis is about to run (a cache miss)
+// HasRunAfterAnalysis<I, IR>   i.run_after_analysis(ir, info)    it returned and its result was stored
+// HasRunAfterAnalysisFailed<I> i.run_after_analysis_failed(info, eptr)  it threw, after this
+//                              instrument's run_before_analysis returned
+// HasRunAnalysisInvalidated<I> i.run_analysis_invalidated(info)  a cached result was dropped
+//                              (SPEC §10.7; `info` is an AnalysisInfo, `ir` the module)
+// HasAnalysisHook<I, IR>       I has at least one of the four
+// InstrumentFor<I, IR>         I has at least one hook for IR
 // InstrumentList<L>            a run-time list of instruments (DynamicInstruments) inside a set
 // instrument_name(i)           `i.name()` or `i.name` if present, else I's type name, as a
 //                              std::string it owns (name() may return a temporary std::string)
@@ -24,6 +31,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "passinfra/core/analysis.hpp"
 #include "passinfra/core/pass_info.hpp"
 #include "passinfra/detail/type_name.hpp"
 
@@ -48,10 +56,30 @@ template <class I>
 concept HasRunAfterPassFailed =
     requires(I& i, const PassInfo& info, std::exception_ptr error) { i.run_after_pass_failed(info, error); };
 
+// The analysis hooks (SPEC §10.7).
+template <class I, class IR>
+concept HasRunBeforeAnalysis =
+    requires(I& i, const IR& ir, const AnalysisInfo& info) { i.run_before_analysis(ir, info); };
+
+template <class I, class IR>
+concept HasRunAfterAnalysis =
+    requires(I& i, const IR& ir, const AnalysisInfo& info) { i.run_after_analysis(ir, info); };
+
+template <class I>
+concept HasRunAfterAnalysisFailed =
+    requires(I& i, const AnalysisInfo& info, std::exception_ptr error) { i.run_after_analysis_failed(info, error); };
+
+template <class I>
+concept HasRunAnalysisInvalidated = requires(I& i, const AnalysisInfo& info) { i.run_analysis_invalidated(info); };
+
+template <class I, class IR>
+concept HasAnalysisHook = HasRunBeforeAnalysis<I, IR> || HasRunAfterAnalysis<I, IR> || HasRunAfterAnalysisFailed<I> ||
+                          HasRunAnalysisInvalidated<I>;
+
 // InstrumentFor<I, IR>: I has at least one hook usable with IR.
 template <class I, class IR>
 concept InstrumentFor = HasEnterPassCtx<I> || HasExitPassCtx<I> || HasShouldRun<I, IR> || HasRunBeforePass<I, IR> ||
-                        HasRunAfterPass<I, IR> || HasRunAfterPassFailed<I>;
+                        HasRunAfterPass<I, IR> || HasRunAfterPassFailed<I> || HasAnalysisHook<I, IR>;
 
 // InstrumentList<L>: a list of instruments whose contents change at run time.
 // An InstrumentSet treats each item as one instrument at that position.
@@ -74,14 +102,24 @@ inline constexpr unsigned hook_should_run = 1u << 2;
 inline constexpr unsigned hook_run_before_pass = 1u << 3;
 inline constexpr unsigned hook_run_after_pass = 1u << 4;
 inline constexpr unsigned hook_run_after_pass_failed = 1u << 5;
-inline constexpr unsigned all_hooks = (1u << 6) - 1;
+inline constexpr unsigned hook_run_before_analysis = 1u << 6;
+inline constexpr unsigned hook_run_after_analysis = 1u << 7;
+inline constexpr unsigned hook_run_after_analysis_failed = 1u << 8;
+inline constexpr unsigned hook_run_analysis_invalidated = 1u << 9;
+inline constexpr unsigned analysis_hooks =
+    hook_run_before_analysis | hook_run_after_analysis | hook_run_after_analysis_failed | hook_run_analysis_invalidated;
+inline constexpr unsigned all_hooks = (1u << 10) - 1;
 
 template <class I, class IR>
 constexpr unsigned hook_mask_of() {
   return (HasEnterPassCtx<I> ? hook_enter_pass_ctx : 0u) | (HasExitPassCtx<I> ? hook_exit_pass_ctx : 0u) |
          (HasShouldRun<I, IR> ? hook_should_run : 0u) | (HasRunBeforePass<I, IR> ? hook_run_before_pass : 0u) |
          (HasRunAfterPass<I, IR> ? hook_run_after_pass : 0u) |
-         (HasRunAfterPassFailed<I> ? hook_run_after_pass_failed : 0u);
+         (HasRunAfterPassFailed<I> ? hook_run_after_pass_failed : 0u) |
+         (HasRunBeforeAnalysis<I, IR> ? hook_run_before_analysis : 0u) |
+         (HasRunAfterAnalysis<I, IR> ? hook_run_after_analysis : 0u) |
+         (HasRunAfterAnalysisFailed<I> ? hook_run_after_analysis_failed : 0u) |
+         (HasRunAnalysisInvalidated<I> ? hook_run_analysis_invalidated : 0u);
 }
 
 template <class I>

@@ -81,7 +81,8 @@ consteval bool check_instrument() {
                   "passinfra::InstrumentSet: I has none of the hooks enter_pass_ctx(), exit_pass_ctx(), "
                   "should_run(const IR&, const PassInfo&), run_before_pass(const IR&, const PassInfo&), "
                   "run_after_pass(const IR&, const PassInfo&), run_after_pass_failed(const PassInfo&, "
-                  "std::exception_ptr) (check the spelling and the parameter types)");
+                  "std::exception_ptr), nor an analysis hook (run_before_analysis(const IR&, const AnalysisInfo&), "
+                  "...) (check the spelling and the parameter types)");
     return false;
   } else {
     return check_should_run_result<I, IR>();
