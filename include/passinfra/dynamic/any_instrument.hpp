@@ -5,7 +5,9 @@
 // make_instrument<IR, T>(args...)         AnyInstrument owning a new T
 // i.name()                                `name()`/`name` of the instrument, else its type name (a copy)
 // i.enter_pass_ctx() ... run_after_pass_failed(info, error)   forwards to the hook, if T has it
-// i.has_should_run() ...                  whether T has that hook
+// i.run_before_analysis(ir, info) / run_after_analysis(ir, info) / run_after_analysis_failed(info, error)
+//   / run_analysis_invalidated(info)      the analysis hooks (SPEC §10.7), forwarded likewise
+// i.has_should_run() ... has_run_analysis_invalidated()   whether T has that hook
 // i.hook_mask()                           the hooks T has, one bit each
 // i.run_solo(loop, ir)                    (DynamicSequential's) its children under this instrument alone
 //
@@ -21,6 +23,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "passinfra/core/analysis.hpp"
 #include "passinfra/core/error.hpp"
 #include "passinfra/core/instrument.hpp"
 #include "passinfra/core/instrument_set.hpp"
@@ -42,6 +45,13 @@ struct InstrumentVTable {
   void (*before)(void*, const IR&, const PassInfo&);
   void (*after)(void*, const IR&, const PassInfo&);
   void (*after_failed)(void*, const PassInfo&, std::exception_ptr);
+  // The analysis hooks (SPEC §10.7): null for a hook T lacks. A list none
+  // of whose items has one is passed over by its mask, so only a list
+  // with some analysis hook ever reads these.
+  void (*before_analysis)(void*, const IR&, const AnalysisInfo&);
+  void (*after_analysis)(void*, const IR&, const AnalysisInfo&);
+  void (*after_analysis_failed)(void*, const AnalysisInfo&, std::exception_ptr);
+  void (*analysis_invalidated)(void*, const AnalysisInfo&);
   std::string (*name)(const void*);  // a copy: T::name() may return a temporary
   // A DynamicSequential's children under a list holding only this
   // instrument, with its hooks called directly (solo_loop.hpp).
@@ -75,6 +85,18 @@ inline constexpr InstrumentVTable<IR> instrument_vtable_for{
     },
     HasRunAfterPassFailed<T> ? +[](void* o, const PassInfo& info, std::exception_ptr error) {
       if constexpr (HasRunAfterPassFailed<T>) static_cast<T*>(o)->run_after_pass_failed(info, std::move(error));
+    } : nullptr,
+    HasRunBeforeAnalysis<T, IR> ? +[](void* o, const IR& ir, const AnalysisInfo& info) {
+      if constexpr (HasRunBeforeAnalysis<T, IR>) static_cast<T*>(o)->run_before_analysis(ir, info);
+    } : nullptr,
+    HasRunAfterAnalysis<T, IR> ? +[](void* o, const IR& ir, const AnalysisInfo& info) {
+      if constexpr (HasRunAfterAnalysis<T, IR>) static_cast<T*>(o)->run_after_analysis(ir, info);
+    } : nullptr,
+    HasRunAfterAnalysisFailed<T> ? +[](void* o, const AnalysisInfo& info, std::exception_ptr error) {
+      if constexpr (HasRunAfterAnalysisFailed<T>) static_cast<T*>(o)->run_after_analysis_failed(info, std::move(error));
+    } : nullptr,
+    HasRunAnalysisInvalidated<T> ? +[](void* o, const AnalysisInfo& info) {
+      if constexpr (HasRunAnalysisInvalidated<T>) static_cast<T*>(o)->run_analysis_invalidated(info);
     } : nullptr,
     +[](const void* o) -> std::string { return instrument_name(*static_cast<const T*>(o)); },
     +[](void* o, SoloLoop<IR>& loop, IR ir) -> IR { return loop.run(*static_cast<T*>(o), std::move(ir)); },
@@ -112,6 +134,19 @@ class AnyInstrument {
   void run_after_pass_failed(const PassInfo& info, std::exception_ptr error) const {
     if (vtable_->after_failed) vtable_->after_failed(object_, info, std::move(error));
   }
+  // The analysis hooks (SPEC §10.7): a hook T lacks does nothing.
+  void run_before_analysis(const IR& ir, const AnalysisInfo& info) const {
+    if (vtable_->before_analysis) vtable_->before_analysis(object_, ir, info);
+  }
+  void run_after_analysis(const IR& ir, const AnalysisInfo& info) const {
+    if (vtable_->after_analysis) vtable_->after_analysis(object_, ir, info);
+  }
+  void run_after_analysis_failed(const AnalysisInfo& info, std::exception_ptr error) const {
+    if (vtable_->after_analysis_failed) vtable_->after_analysis_failed(object_, info, std::move(error));
+  }
+  void run_analysis_invalidated(const AnalysisInfo& info) const {
+    if (vtable_->analysis_invalidated) vtable_->analysis_invalidated(object_, info);
+  }
   // run_solo(loop, ir): the children of `loop` under this instrument alone
   // (DynamicSequential, when its context's list holds only this one).
   IR run_solo(detail::SoloLoop<IR>& loop, IR ir) const { return vtable_->run_solo(object_, loop, std::move(ir)); }
@@ -122,6 +157,14 @@ class AnyInstrument {
   bool has_run_before_pass() const noexcept { return (vtable_->hooks & detail::hook_run_before_pass) != 0; }
   bool has_run_after_pass() const noexcept { return (vtable_->hooks & detail::hook_run_after_pass) != 0; }
   bool has_run_after_pass_failed() const noexcept { return (vtable_->hooks & detail::hook_run_after_pass_failed) != 0; }
+  bool has_run_before_analysis() const noexcept { return (vtable_->hooks & detail::hook_run_before_analysis) != 0; }
+  bool has_run_after_analysis() const noexcept { return (vtable_->hooks & detail::hook_run_after_analysis) != 0; }
+  bool has_run_after_analysis_failed() const noexcept {
+    return (vtable_->hooks & detail::hook_run_after_analysis_failed) != 0;
+  }
+  bool has_run_analysis_invalidated() const noexcept {
+    return (vtable_->hooks & detail::hook_run_analysis_invalidated) != 0;
+  }
   // hook_mask(): the hooks T has, one bit each (detail::hook_should_run, ...).
   unsigned hook_mask() const noexcept { return vtable_->hooks; }
 
