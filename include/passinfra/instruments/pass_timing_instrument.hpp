@@ -1,7 +1,8 @@
 // passinfra/instruments/pass_timing_instrument.hpp — time every pass (SPEC §6).
 //
 // PassTimingOptions{keep_on_exit = false}     exit_pass_ctx keeps the profiles instead of discarding them
-// PassProfile{name, start, duration, failed, thread, children}   one timed pass run; p.self()
+// PassProfile{name, start, duration, failed, thread, analysis, function, children}
+//                                             one timed pass (or analysis) run; p.self(), p.label()
 // BasicPassTimingInstrument<Clock>(options = {}, clock = {})   Clock: a TimingClock (timing_clocks.hpp)
 // BasicPassTimingInstrument<Clock>(clock)     e.g. a ManualClock the test advances
 // PassTimingInstrument                        BasicPassTimingInstrument<SteadyClock>
@@ -50,6 +51,17 @@
 // thread that the system gives a finished thread's identity (its TLS block)
 // continues that thread's buffer.
 //
+// Analyses (SPEC §10.7). run_before_analysis / run_after_analysis /
+// run_after_analysis_failed open and close an entry exactly as the pass
+// hooks do, so an analysis computed on a cache miss is a child of the pass
+// that requested it (and of the analysis that requested it through deps);
+// one requested outside any pass is a top-level entry. Its PassProfile has
+// `analysis` set and, for a function analysis, `function` (the key as
+// text); render() and render_list() write it `(A) <name>` (label()), the
+// Chrome trace gives it "cat":"analysis" and "args":{"function":...}. These
+// are separate members: a pipeline that computes no analysis never calls
+// them, and the pass hooks are the code they were (the cost below).
+//
 // Cost per pass (benchmarks/dispatch_callgrind: 100 trivial passes in a
 // Sequential, g++ -O3): about 31 instructions besides the two clock reads
 // and the core's gate -- the thread check (twice), 64 bytes written per
@@ -84,6 +96,7 @@
 #include <utility>
 #include <vector>
 
+#include "passinfra/core/analysis.hpp"
 #include "passinfra/core/log.hpp"
 #include "passinfra/core/pass_info.hpp"
 #include "passinfra/detail/inline.hpp"
@@ -103,7 +116,13 @@ struct PassProfile {
   std::chrono::nanoseconds duration{};  // inclusive of the children
   bool failed = false;                  // the pass ended with an exception
   unsigned thread = 1;                  // 1, 2, ...: the order threads first ran a pass here
+  bool analysis = false;                // an analysis computation (SPEC §10.7), not a pass
+  std::string function;                 // an analysis's function key (as text); empty for a module analysis
   std::vector<PassProfile> children;
+
+  // label(): the name as render() and render_list() show it: `(A) <name>`
+  // for an analysis, the name for a pass.
+  std::string label() const { return analysis ? "(A) " + name : name; }
 
   // self(): duration minus the children's durations.
   std::chrono::nanoseconds self() const noexcept {
@@ -130,6 +149,7 @@ inline double percent(std::chrono::nanoseconds part, std::chrono::nanoseconds wh
 inline void format_profile(std::string& out, const PassProfile& p, std::size_t depth, std::chrono::nanoseconds top,
                            std::chrono::nanoseconds parent) {
   out.append(depth, '\t');
+  if (p.analysis) out += "(A) ";
   out += p.name;
   out += ": ";
   out += printf_double("%.0f", ns_to_us(p.duration));
@@ -212,7 +232,7 @@ inline void append_trace_events(std::string& out, const PassProfile& p, int pid,
   first = false;
   out += "{\"name\":";
   append_json_string(out, p.name);
-  out += ",\"cat\":\"pass\",\"ph\":\"X\",\"ts\":";
+  out += p.analysis ? ",\"cat\":\"analysis\",\"ph\":\"X\",\"ts\":" : ",\"cat\":\"pass\",\"ph\":\"X\",\"ts\":";
   out += ns_as_us_text(p.start);
   out += ",\"dur\":";
   out += ns_as_us_text(p.duration);
@@ -220,7 +240,16 @@ inline void append_trace_events(std::string& out, const PassProfile& p, int pid,
   out += std::to_string(pid);
   out += ",\"tid\":";
   out += std::to_string(p.thread);
-  if (p.failed) out += ",\"args\":{\"failed\":true}";
+  if (p.failed || !p.function.empty()) {
+    out += ",\"args\":{";
+    if (p.failed) out += "\"failed\":true";
+    if (!p.function.empty()) {
+      if (p.failed) out += ',';
+      out += "\"function\":";
+      append_json_string(out, p.function);
+    }
+    out += '}';
+  }
   out += '}';
   for (const auto& c : p.children) append_trace_events(out, c, pid, first);
 }
@@ -232,18 +261,20 @@ struct ListRow {
   std::size_t count = 0;
 };
 
-// Sums per name: self of every run, total of runs not nested in a run of
-// the same name (so a recursive or repeated nesting is not counted twice).
+// Sums per label (an analysis is "(A) <name>", apart from a pass of that
+// name): self of every run, total of runs not nested in a run of the same
+// label (so a recursive or repeated nesting is not counted twice).
 inline void aggregate(const PassProfile& p, std::map<std::string, ListRow, std::less<>>& rows,
-                      std::vector<std::string_view>& open_names) {
-  auto it = rows.find(p.name);
-  if (it == rows.end()) it = rows.emplace(p.name, ListRow{p.name, {}, {}, 0}).first;
+                      std::vector<std::string>& open_names) {
+  std::string label = p.label();
+  auto it = rows.find(label);
+  if (it == rows.end()) it = rows.emplace(label, ListRow{label, {}, {}, 0}).first;
   ListRow& row = it->second;
   ++row.count;
   row.self += p.self();
-  const bool nested_in_same = std::find(open_names.begin(), open_names.end(), p.name) != open_names.end();
+  const bool nested_in_same = std::find(open_names.begin(), open_names.end(), label) != open_names.end();
   if (!nested_in_same) row.total += p.duration;
-  open_names.push_back(p.name);
+  open_names.push_back(std::move(label));
   for (const auto& c : p.children) aggregate(c, rows, open_names);
   open_names.pop_back();
 }
@@ -272,7 +303,8 @@ inline std::string format_pass_profiles(const std::vector<PassProfile>& roots) {
 //       ...
 //
 // Columns: "%8.0fus (%6.2f%%) %8.0fus (%6.2f%%) %7zu  <name>", two leading
-// spaces. Total: the time of a name's runs not nested in a run of the same
+// spaces; an analysis's rows are named "(A) <name>" (all its functions in
+// one row). Total: the time of a name's runs not nested in a run of the same
 // name; Self: the sum of their self times; both percentages are of the
 // total execution time (the sum of the top-level runs), so the Self column
 // adds up to 100%. Count: runs of that name (failed ones included).
@@ -280,7 +312,7 @@ inline std::string format_pass_profile_list(const std::vector<PassProfile>& root
   std::chrono::nanoseconds top{0};
   for (const auto& r : roots) top += r.duration;
   std::map<std::string, detail::ListRow, std::less<>> by_name;
-  std::vector<std::string_view> open_names;
+  std::vector<std::string> open_names;
   for (const auto& r : roots) detail::aggregate(r, by_name, open_names);
   std::vector<detail::ListRow> rows;
   rows.reserve(by_name.size());
@@ -310,10 +342,13 @@ inline std::string format_pass_profile_list(const std::vector<PassProfile>& root
 // run, depth-first (a parent before its children), exactly:
 //   {"displayTimeUnit":"ns","traceEvents":[
 //   {"name":"InferType","cat":"pass","ph":"X","ts":0.000,"dur":4340.000,"pid":1,"tid":1},
+//   {"name":"Liveness","cat":"analysis","ph":"X","ts":2.000,"dur":8.000,"pid":1,"tid":1,"args":{"function":"@main"}},
 //   ...
 //   ]}
-// ts and dur in microseconds with three decimals (exact nanoseconds); a
-// failed run carries "args":{"failed":true}. Names are JSON-escaped (", \,
+// ts and dur in microseconds with three decimals (exact nanoseconds); an
+// analysis has "cat":"analysis" (its plain name; "function" in args for a
+// function analysis); a failed run carries "args":{"failed":true} (before
+// "function" when both). Names are JSON-escaped (", \,
 // control characters); other bytes are copied as they are (UTF-8 assumed).
 inline std::string pass_profiles_to_chrome_trace_json(const std::vector<PassProfile>& roots, int pid = 1) {
   std::string out = "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[";
@@ -345,13 +380,21 @@ inline void store_u32(char* p, std::uint32_t v) noexcept { std::memcpy(p, &v, si
 // die right after it ran. An entry is running while it is on its buffer's
 // chain of open entries (TimingBuffer::open and the parents from there);
 // `end` means something only once it is off that chain.
+//
+// An analysis's entry has analysis_bit set in `size`, and its text holds
+// two pointers to strings interned by the buffer: the name (text[0]) and
+// the function key (text[1]; null for a module analysis). Analyses are
+// timed on cache misses only, next to a computation, so they take the
+// simple path; the pass path does not look at the bit.
 struct TimingEntry {
-  static constexpr std::uint32_t failed_bit = 0x80000000u;  // in `size`
+  static constexpr std::uint32_t failed_bit = 0x80000000u;    // in `size`
+  static constexpr std::uint32_t analysis_bit = 0x40000000u;  // in `size`
   static constexpr std::size_t inline_size = 32;
 
   std::uint64_t start;
   std::uint64_t end;  // written when the pass ends
-  const char* key;    // the name's address when opened: matches run_after_pass to it (never read)
+  const char* key;    // the name's address when opened: matches run_after_pass to it (never read); an
+                      // analysis's: its interned copy's
   std::uint64_t text[4];
   std::uint32_t size;   // the name's size, | failed_bit
   std::int32_t parent;  // entries from here back to the entry open around it (the sentinel at the top)
@@ -359,7 +402,20 @@ struct TimingEntry {
   TimingEntry* parent_entry() noexcept { return this + parent; }
   const TimingEntry* parent_entry() const noexcept { return this + parent; }
   bool failed() const noexcept { return (size & failed_bit) != 0; }
-  std::size_t name_size() const noexcept { return size & ~failed_bit; }
+  bool analysis() const noexcept { return (size & analysis_bit) != 0; }
+  std::size_t name_size() const noexcept { return size & ~(failed_bit | analysis_bit); }
+
+  // An analysis entry's interned strings (see above).
+  const std::string* interned(std::size_t i) const noexcept {
+    const std::string* s;
+    std::memcpy(&s, &text[i], sizeof s);  // NOLINT(bugprone-sizeof-expression): the pointer itself
+    return s;
+  }
+  // function(): an analysis entry's function key; "" for a module analysis or a pass.
+  std::string_view function() const noexcept {
+    const std::string* s = analysis() ? interned(1) : nullptr;
+    return s == nullptr ? std::string_view{} : std::string_view(*s);
+  }
 
   // set_text(p, n): n <= inline_size.
   PASSINFRA_ALWAYS_INLINE void set_text(const char* p, std::size_t n) noexcept {
@@ -383,6 +439,7 @@ struct TimingEntry {
   // name(): undoes set_text (or reads the interned copy).
   std::string name() const {
     const std::size_t n = name_size();
+    if (analysis()) return *interned(0);
     if (n > inline_size) {
       const std::string* interned;
       std::memcpy(&interned, &text[0], sizeof interned);  // NOLINT(bugprone-sizeof-expression): the pointer itself
@@ -579,6 +636,20 @@ class BasicPassTimingInstrument {
   // run_after_pass_failed: closes the entry at the failure, marked failed.
   void run_after_pass_failed(const PassInfo& info, const std::exception_ptr&) noexcept { close(info.name, true); }
 
+  // The analysis hooks (SPEC §10.7): the same entries, marked as analyses.
+  // Called on cache misses only (a cached lookup fires no hook).
+  template <class IR>
+  void run_before_analysis(const IR&, const AnalysisInfo& info) {
+    open_analysis(info);
+  }
+  template <class IR>
+  void run_after_analysis(const IR&, const AnalysisInfo& info) noexcept {
+    close_analysis(info, false);
+  }
+  void run_after_analysis_failed(const AnalysisInfo& info, const std::exception_ptr&) noexcept {
+    close_analysis(info, true);
+  }
+
   // clear(): discards every recorded profile, on every thread. Not while
   // passes run with this instrument on another thread.
   void clear() {
@@ -693,11 +764,41 @@ class BasicPassTimingInstrument {
       if (b == nullptr) return;
     }
     detail::TimingEntry& e = *b->open;  // the sentinel when nothing is open
-    if (e.key != name.data() && e.name() != name) [[unlikely]]
+    if (e.key != name.data() && (e.analysis() || e.name() != name)) [[unlikely]]
       return;  // not the pass we opened
     e.end = end;
     if (failed) [[unlikely]]
       e.size |= detail::TimingEntry::failed_bit;
+    b->open = e.parent_entry();
+  }
+
+  // open_analysis / close_analysis: open() and close() for an analysis's
+  // entry (two interned strings instead of the name's bytes).
+  [[gnu::noinline]] void open_analysis(const AnalysisInfo& info) {
+    detail::TimingBuffer& b = *buffer(true);
+    const std::string* name = b.intern(info.name);
+    const std::string* function = info.function.empty() ? nullptr : b.intern(info.function);
+    if (b.next == b.limit) [[unlikely]]
+      b.grow();
+    // Nothing below throws.
+    detail::TimingEntry& e = *b.next++;
+    std::memcpy(&e.text[0], &name, sizeof name);          // NOLINT(bugprone-sizeof-expression): the pointer itself
+    std::memcpy(&e.text[1], &function, sizeof function);  // NOLINT(bugprone-sizeof-expression): the pointer itself
+    e.size = static_cast<std::uint32_t>(info.name.size()) | detail::TimingEntry::analysis_bit;
+    e.key = name->data();  // the buffer's own copy: no pass's name has this address, so a pass's close never matches
+    e.parent = static_cast<std::int32_t>(b.open - &e);
+    b.open = &e;
+    e.start = clock_.now();  // the last step
+  }
+
+  [[gnu::noinline]] void close_analysis(const AnalysisInfo& info, bool failed) noexcept {
+    const std::uint64_t end = clock_.now();  // the first step
+    detail::TimingBuffer* b = buffer_if_any();
+    if (b == nullptr) return;
+    detail::TimingEntry& e = *b->open;  // the sentinel when nothing is open
+    if (!e.analysis() || *e.interned(0) != info.name || e.function() != info.function) return;  // not ours
+    e.end = end;
+    if (failed) e.size |= detail::TimingEntry::failed_bit;
     b->open = e.parent_entry();
   }
 
@@ -732,6 +833,8 @@ class BasicPassTimingInstrument {
       p.duration = std::chrono::nanoseconds(clock_.to_ns(e.end - e.start));
       p.failed = e.failed();
       p.thread = b.index;
+      p.analysis = e.analysis();
+      p.function = e.function();
       p.children.reserve(children[i].size());
       for (std::size_t c : children[i]) p.children.push_back(self(self, c));
       return p;
