@@ -469,6 +469,14 @@ struct TimingEntry {
 };
 static_assert(sizeof(TimingEntry) == 64);
 
+// is_pass_named(e, name): e is a pass's entry (not an analysis's) with
+// that name: the slow path of a close, when the name's address differs
+// from the one opened. Out of line, so the pass hooks' code stays as small
+// as it was before analyses (benchmarks/README.md's timing rows).
+[[gnu::noinline]] inline bool is_pass_named(const TimingEntry& e, std::string_view name) {
+  return !e.analysis() && e.name() == name;
+}
+
 // A value that differs between threads alive at the same time: the thread
 // pointer where the compiler exposes it (one instruction), else the address
 // of a thread_local.
@@ -764,7 +772,7 @@ class BasicPassTimingInstrument {
       if (b == nullptr) return;
     }
     detail::TimingEntry& e = *b->open;  // the sentinel when nothing is open
-    if (e.key != name.data() && (e.analysis() || e.name() != name)) [[unlikely]]
+    if (e.key != name.data() && !detail::is_pass_named(e, name)) [[unlikely]]
       return;  // not the pass we opened
     e.end = end;
     if (failed) [[unlikely]]
