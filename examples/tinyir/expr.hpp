@@ -27,15 +27,19 @@
 // make_tuple_get_item(tuple, index, span)
 // make_function(params, body, ret_type, attrs, span)
 // with_span(expr, span)                  the same node, re-made with another span
+// FunctionNode::global_name()            the name a module first gave the node (analysis key)
 // normalize_op_attrs(op, attrs)          what make_call stores: schema order, defaults dropped
 // scalar_literal(constant)               "2f", "-inff", "3i64"... or nullopt
 // describe(expr)                         a one-line rendering for error messages
 #pragma once
 
+#include <atomic>
 #include <cmath>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -248,6 +252,30 @@ struct FunctionNode final : ExprNode {
     const AttrValue* v = attrs.find("Primitive");
     return v && v->is_int() && v->as_int() != 0;
   }
+
+  // global_name(): the name under which this node was first put in a module
+  // (Module records it), "" if it never was. Like the checked type, a note on the
+  // node, not part of its value (printing, structural equality and transforms
+  // ignore it): a rewritten function is a new node that gets the name of the
+  // entry it is put in. passinfra's analysis manager keys the results of
+  // function analyses by it (tinyir/passes.hpp, ir_traits::function_key).
+  std::string_view global_name() const noexcept {
+    return has_global_name_.load(std::memory_order_acquire) ? std::string_view(global_name_) : std::string_view();
+  }
+  // note_global_name(name): records name unless the node has one already (the
+  // first wins; safe from several threads).
+  void note_global_name(std::string_view name) const {
+    if (has_global_name_.load(std::memory_order_acquire)) return;
+    std::call_once(global_name_once_, [&] {
+      global_name_ = std::string(name);
+      has_global_name_.store(true, std::memory_order_release);
+    });
+  }
+
+ private:
+  mutable std::once_flag global_name_once_;
+  mutable std::string global_name_;
+  mutable std::atomic<bool> has_global_name_{false};
 };
 using Function = std::shared_ptr<const FunctionNode>;
 

@@ -4,9 +4,11 @@
 //   Module{{"main", f}, ...}     from (name, function) pairs
 //   functions()                  the (name, function) pairs, in order
 //   lookup(name)                 the function or null
+//   name_of(fn)                  the name fn (that very node) has here, or "" when absent
 //   operator[](name)             the function; throws Error when absent
 //   main()                       operator[]("main")
-//   update(name, fn)             replace in place, or append
+//   update(name, fn)             replace in place, or append (every way of adding a
+//                                function records its name on the node: global_name())
 //   contains(name), size(), empty(), begin(), end()
 // map_functions(mod, f)          a module with every function replaced by f(fn, mod)
 #pragma once
@@ -42,6 +44,14 @@ class Module {
     return nullptr;
   }
 
+  // name_of(fn): the name of the entry holding this node (the first, if it is there
+  // twice), or "" (global names are never empty).
+  std::string_view name_of(const Function& fn) const noexcept {
+    for (const auto& [n, f] : functions_)
+      if (f == fn) return n;
+    return {};
+  }
+
   Function operator[](std::string_view name) const {
     if (Function f = lookup(name)) return f;
     throw Error("module has no function '@" + std::string(name) + "'");
@@ -50,6 +60,7 @@ class Module {
   Function main() const { return (*this)["main"]; }
 
   void update(std::string name, Function fn) {
+    if (fn) fn->note_global_name(name);  // the node's first global name: its analysis key
     for (auto& [n, f] : functions_) {
       if (n == name) {
         f = std::move(fn);
