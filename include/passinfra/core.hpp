@@ -4,6 +4,9 @@
 #pragma once
 
 #include "passinfra/core/analysis.hpp"
+#include "passinfra/core/analysis_handle.hpp"
+#include "passinfra/core/analysis_manager.hpp"
+#include "passinfra/core/analysis_passes.hpp"
 #include "passinfra/core/config.hpp"
 #include "passinfra/core/error.hpp"
 #include "passinfra/core/instrument.hpp"

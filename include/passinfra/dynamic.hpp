@@ -4,6 +4,7 @@
 #pragma once
 
 #include "passinfra/core.hpp"
+#include "passinfra/dynamic/any_analysis.hpp"
 #include "passinfra/dynamic/any_instrument.hpp"
 #include "passinfra/dynamic/any_pass.hpp"
 #include "passinfra/dynamic/context_ref.hpp"

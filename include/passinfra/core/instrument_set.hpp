@@ -16,6 +16,14 @@
 // set.run_after_pass(ir, info, started)    `started` counts hooks that were started
 // set.run_after_pass_failed(info, error, from, to)   instruments at positions [from, to)
 // set.clear()                              disables every hook for the rest of the set's life
+// The analysis fan-out (SPEC §10.7; what an AnalysisManager calls through ctx.analyses()):
+// set.run_before_analysis(ir, info, returned)          `returned`: positions whose hook returned
+// set.run_after_analysis(ir, info, started)            `started`: positions whose hook was started
+// set.run_after_analysis_failed(info, error, from, to) positions [from, to); throws logged, dropped
+// set.run_analysis_invalidated(info)
+// has_run_before_analysis<IR> / has_run_after_analysis<IR> / has_run_after_analysis_failed /
+// has_run_analysis_invalidated: false when no instrument has that hook (the manager then
+// generates nothing for it)
 //
 // Design: the set is a Boost.Hana tuple walked with hana::for_each, so every
 // hook call is a direct, inlinable call; a hook an instrument does not have
@@ -110,6 +118,14 @@ class InstrumentSet {
   template <class IR>
   static constexpr bool has_run_after_pass = ((InstrumentList<U<Is>> || HasRunAfterPass<U<Is>, IR>) || ...);
   static constexpr bool has_run_after_pass_failed = ((InstrumentList<U<Is>> || HasRunAfterPassFailed<U<Is>>) || ...);
+  template <class IR>
+  static constexpr bool has_run_before_analysis = ((InstrumentList<U<Is>> || HasRunBeforeAnalysis<U<Is>, IR>) || ...);
+  template <class IR>
+  static constexpr bool has_run_after_analysis = ((InstrumentList<U<Is>> || HasRunAfterAnalysis<U<Is>, IR>) || ...);
+  static constexpr bool has_run_after_analysis_failed =
+      ((InstrumentList<U<Is>> || HasRunAfterAnalysisFailed<U<Is>>) || ...);
+  static constexpr bool has_run_analysis_invalidated =
+      ((InstrumentList<U<Is>> || HasRunAnalysisInvalidated<U<Is>>) || ...);
   // No pass-level hook at all: `run` calls the body and nothing else.
   template <class IR>
   static constexpr bool hook_free =
@@ -270,6 +286,56 @@ class InstrumentSet {
                                        " threw; it is dropped: " + detail::describe(std::current_exception()));
           }
         }
+      });
+    }
+  }
+
+  // ---- analysis hooks (SPEC §10.7) ----
+  // Positions count as for the pass hooks: `returned` ends one past the last
+  // position whose run_before_analysis returned (or that has none), so
+  // run_after_analysis_failed(info, e, 0, returned) reaches exactly them.
+  template <class IR>
+  void run_before_analysis(const IR& ir, const AnalysisInfo& info, std::size_t& returned) {
+    if constexpr (has_run_before_analysis<IR> || has_run_after_analysis_failed) {
+      if (cleared_.value) return;
+      for_each_instrument<detail::analysis_hooks>([&](auto& instrument, std::size_t index) {
+        if constexpr (HasRunBeforeAnalysis<U<decltype(instrument)>, IR>) instrument.run_before_analysis(ir, info);
+        returned = index + 1;
+      });
+    }
+  }
+  template <class IR>
+  void run_after_analysis(const IR& ir, const AnalysisInfo& info, std::size_t& started) {
+    if constexpr (has_run_after_analysis<IR>) {
+      if (cleared_.value) return;
+      for_each_instrument<detail::analysis_hooks>([&](auto& instrument, std::size_t index) {
+        started = index + 1;
+        if constexpr (HasRunAfterAnalysis<U<decltype(instrument)>, IR>) instrument.run_after_analysis(ir, info);
+      });
+    }
+  }
+  void run_after_analysis_failed(const AnalysisInfo& info, const std::exception_ptr& error, std::size_t from,
+                                 std::size_t to) noexcept {
+    if constexpr (has_run_after_analysis_failed) {
+      if (cleared_.value) return;
+      for_each_instrument<detail::hook_run_after_analysis_failed>([&](auto& instrument, std::size_t index) {
+        if constexpr (HasRunAfterAnalysisFailed<U<decltype(instrument)>>) {
+          if (index < from || index >= to) return;
+          try {
+            instrument.run_after_analysis_failed(info, error);
+          } catch (...) {
+            log(LogLevel::warning, "run_after_analysis_failed of instrument " + instrument_name(instrument) +
+                                       " threw; it is dropped: " + detail::describe(std::current_exception()));
+          }
+        }
+      });
+    }
+  }
+  void run_analysis_invalidated(const AnalysisInfo& info) {
+    if constexpr (has_run_analysis_invalidated) {
+      if (cleared_.value) return;
+      for_each_instrument<detail::hook_run_analysis_invalidated>([&](auto& instrument, std::size_t) {
+        if constexpr (HasRunAnalysisInvalidated<U<decltype(instrument)>>) instrument.run_analysis_invalidated(info);
       });
     }
   }

@@ -1,9 +1,17 @@
 // passinfra/core/pass_context.hpp — where passes run: options and instruments (SPEC §2, §5).
 //
 // PassContextOptions{opt_level = 2, required_pass, disabled_pass, config}
-// PassContext<IR, Instruments>        Instruments: InstrumentSet<...> (static) or
-//                                     DynamicInstruments<IR> (the default: PassContext<IR>)
+// PassContext<IR, Instruments, Analyses = NoAnalysisManager>
+//                                     Instruments: InstrumentSet<...> (static) or
+//                                     DynamicInstruments<IR> (the default: PassContext<IR>);
+//                                     Analyses: an AnalysisManager<IR, ...> held by reference
 // make_pass_context<IR>(options, instruments...)   std::ref(x) held by reference
+// make_pass_context<IR>(options, am, instruments...)   the same, with an analysis manager
+// PassContext<IR>(options, instruments, &am)       (dynamic) with any AnalysisManager<IR> (or null)
+// ctx.analyses()                      AnalysisHandle (SPEC §10); NoAnalysisManager without a
+//                                     manager (static: compile-time error on use; dynamic with a
+//                                     null manager: passinfra::Error)
+// ctx.analysis_manager()              the manager (a pointer; may be null in a dynamic context)
 // ctx.opt_level() / required_pass() / disabled_pass() / config()
 // ctx.pass_enabled(info)              SPEC §2 PassEnabled
 // ctx.is_required(name)               name is in required_pass (skips should_run, SPEC §3)
@@ -42,6 +50,8 @@
 
 #include <boost/mp11/list.hpp>
 
+#include "passinfra/core/analysis_handle.hpp"
+#include "passinfra/core/analysis_manager.hpp"
 #include "passinfra/core/config.hpp"
 #include "passinfra/core/error.hpp"
 #include "passinfra/core/instrument_set.hpp"
@@ -191,7 +201,15 @@ class PassGate {
   bool has_required_;
 };
 
-template <class IR, class Instruments = DynamicInstruments<IR>>
+namespace detail {
+struct NoManagerPointer {};
+template <class M, class IR>
+inline constexpr bool manager_is_for = true;  // NoAnalysisManager
+template <class MIR, class L, class IR>
+inline constexpr bool manager_is_for<AnalysisManager<MIR, L>, IR> = std::is_same_v<MIR, IR>;
+}  // namespace detail
+
+template <class IR, class Instruments = DynamicInstruments<IR>, class Analyses = NoAnalysisManager>
 class PassContext {
   static_assert(std::is_move_constructible_v<IR>, "passinfra::PassContext<IR, ...>: IR must be move-constructible");
 
@@ -200,6 +218,14 @@ class PassContext {
   using instruments_type = Instruments;
   using instrument_set_type = typename detail::instrument_set_of<Instruments>::type;
   static constexpr bool is_dynamic = std::is_same_v<Instruments, DynamicInstruments<IR>>;
+  // A context holds a manager pointer when it is dynamic (maybe null) or made with a manager.
+  static constexpr bool has_analysis_manager = is_dynamic || !std::is_same_v<Analyses, NoAnalysisManager>;
+  using analysis_manager_type =
+      std::conditional_t<std::is_same_v<Analyses, NoAnalysisManager>, AnalysisManager<IR>, Analyses>;
+  static_assert(std::is_same_v<Analyses, NoAnalysisManager> || detail::is_analysis_manager<Analyses>,
+                "passinfra::PassContext<IR, Instruments, Analyses>: Analyses must be an AnalysisManager<IR, ...>");
+  static_assert(detail::manager_is_for<Analyses, IR>,
+                "passinfra::PassContext<IR, Instruments, Analyses>: the analysis manager is for another IR type");
 
   static_assert(detail::reported(detail::check_instruments<IR>(typename instrument_set_type::element_types{})));
 
@@ -245,8 +271,38 @@ class PassContext {
     disabled_index_ = detail::NameIndex(disabled_);
   }
 
+  // With an analysis manager (held by pointer; it outlives the context). A
+  // dynamic context accepts null (analyses() then throws).
+  PassContext(PassContextOptions options, Instruments instruments, analysis_manager_type* am)
+    requires has_analysis_manager
+      : PassContext(std::move(options), std::move(instruments)) {
+    analysis_manager_ = am;
+  }
+
   PassContext(const PassContext&) = delete;
   PassContext& operator=(const PassContext&) = delete;
+
+  // analysis_manager(): the manager this context's passes use (null: none).
+  analysis_manager_type* analysis_manager() const noexcept
+    requires has_analysis_manager
+  {
+    return analysis_manager_;
+  }
+
+  // analyses(): SPEC §10. A static context made without a manager returns
+  // NoAnalysisManager, whose every member is a compile-time error.
+  auto analyses() {
+    if constexpr (!has_analysis_manager) {
+      return NoAnalysisManager{};
+    } else {
+      if (analysis_manager_ == nullptr) [[unlikely]] {
+        throw Error(
+            "ctx.analyses(): this PassContext<IR> has no analysis manager; construct it with "
+            "PassContext<IR>(options, instruments, &am)");
+      }
+      return AnalysisHandle<PassContext>(*analysis_manager_, *this);
+    }
+  }
 
   int opt_level() const noexcept { return opt_level_; }
   const std::vector<std::string>& required_pass() const noexcept { return required_; }
@@ -369,11 +425,21 @@ class PassContext {
   detail::NameIndex disabled_index_;
   Config config_;
   instrument_set_type instruments_;
+  [[no_unique_address]] std::conditional_t<has_analysis_manager, analysis_manager_type*, detail::NoManagerPointer>
+      analysis_manager_{};
 };
+
+namespace detail {
+template <class... As>
+inline constexpr bool first_is_analysis_manager = false;
+template <class A, class... As>
+inline constexpr bool first_is_analysis_manager<A, As...> = is_analysis_manager<std::remove_cvref_t<A>>;
+}  // namespace detail
 
 // make_pass_context<IR>(options, instruments...): a static context whose
 // instrument set is InstrumentSet<...> of the arguments (std::ref -> T&).
 template <class IR, class... As>
+  requires(!detail::first_is_analysis_manager<As...>)
 PassContext<IR, InstrumentSet<detail::element_of_t<As>...>> make_pass_context(PassContextOptions options,
                                                                               As&&... instruments) {
   using Set = InstrumentSet<detail::element_of_t<As>...>;
@@ -381,6 +447,20 @@ PassContext<IR, InstrumentSet<detail::element_of_t<As>...>> make_pass_context(Pa
     return PassContext<IR, Set>(std::move(options));
   } else {
     return PassContext<IR, Set>(std::move(options), Set(std::forward<As>(instruments)...));
+  }
+}
+
+// make_pass_context<IR>(options, am, instruments...): the same, with an
+// analysis manager held by reference (SPEC §10).
+template <class IR, class M, class... As>
+  requires detail::is_analysis_manager<M>
+PassContext<IR, InstrumentSet<detail::element_of_t<As>...>, M> make_pass_context(PassContextOptions options, M& am,
+                                                                                 As&&... instruments) {
+  using Set = InstrumentSet<detail::element_of_t<As>...>;
+  if constexpr (sizeof...(As) == 0) {
+    return PassContext<IR, Set, M>(std::move(options), Set(), &am);
+  } else {
+    return PassContext<IR, Set, M>(std::move(options), Set(std::forward<As>(instruments)...), &am);
   }
 }
 

@@ -14,6 +14,17 @@
 //
 // The opt_level / disabled gate (PassEnabled) is not applied here: a pass run
 // directly runs whatever its opt_level; Sequential applies it to its children.
+//
+// Analyses (SPEC §10.4, §10.6). Only under a context that may hold an
+// analysis manager (HasAnalyses<Ctx>; a static context made without one
+// compiles to exactly the code above): a frame for the pass's marks is
+// pushed on the manager for the whole run (hooks included, so an
+// after-pass instrument's clear_in_pass() reaches this context's hooks);
+// when the body returns, the manager invalidates with the pass's
+// declaration united with its marks, and only then run_after_pass runs; a
+// body that throws clears the cache (one run_analysis_invalidated each)
+// before run_after_pass_failed. A vetoed pass never reaches its body:
+// nothing is invalidated.
 #pragma once
 
 #include <cstddef>
@@ -22,13 +33,17 @@
 #include <type_traits>
 #include <utility>
 
+#include "passinfra/core/analysis_handle.hpp"
+#include "passinfra/core/analysis_manager.hpp"
 #include "passinfra/core/pass.hpp"
 #include "passinfra/core/pass_info.hpp"
+#include "passinfra/core/preserved_analyses.hpp"
 #include "passinfra/detail/inline.hpp"
 
 namespace passinfra {
 
-template <class IR, class Instruments>
+struct NoAnalysisManager;
+template <class IR, class Instruments, class Analyses>
 class PassContext;
 template <class IR>
 class DynamicInstruments;
@@ -136,6 +151,113 @@ PASSINFRA_ALWAYS_INLINE IR run_hooks(Set& set, IR ir, const PassInfo& info, [[ma
   }
 }
 
+// ---- analyses ----
+
+// The pass's own declaration: p.preserved_analyses() when the object knows
+// it (AnyPass), else its type's (preserves<...> / preserves_all / nothing).
+template <class P>
+consteval bool check_preserves() {
+  static_assert(HasValidPreserves<P>,
+                "passinfra::run(pass, ir, ctx): the pass P declares `preserves`, but it is not "
+                "passinfra::preserves<...> or passinfra::preserves_all");
+  return HasValidPreserves<P>;
+}
+
+template <class IR, class M, class Set>
+PASSINFRA_ALWAYS_INLINE void invalidate_after_pass(M& am, const PreservedAnalyses& declared, PassFrame<IR>& frame,
+                                                   Set& set) {
+  const auto scope = frame.module_only ? InvalidationScope::module_only : InvalidationScope::all;
+  if (!frame.marks) [[likely]] {
+    am.invalidate_with(declared, scope, nullptr, set);
+  } else {
+    PreservedAnalyses effective = declared;
+    effective.unite(*frame.marks);
+    am.invalidate_with(effective, scope, nullptr, set);
+  }
+}
+
+template <class P, class IR, class M, class Set>
+PASSINFRA_ALWAYS_INLINE void finish_pass(const P& pass, M& am, PassFrame<IR>& frame, Set& set) {
+  if constexpr (requires { pass.preserved_analyses(); }) {
+    invalidate_after_pass(am, pass.preserved_analyses(), frame, set);
+  } else if constexpr (!check_preserves<P>()) {
+    return;
+  } else if constexpr (declares_preserves_all<P>) {
+    // Nothing to do unless a mark abandoned something: one branch.
+    if (frame.marks && frame.marks->has_abandoned()) [[unlikely]]
+      invalidate_after_pass(am, preserved_analyses_of<P>, frame, set);
+  } else {
+    invalidate_after_pass(am, preserved_analyses_of<P>, frame, set);
+  }
+}
+
+// FrameScope: pushes a pass frame on the manager, pops it when the run ends.
+template <class IR, class M>
+struct FrameScope {
+  M& am;
+  PassFrame<IR> frame;
+  template <class Set>
+  PASSINFRA_ALWAYS_INLINE FrameScope(M& manager, Set& set) noexcept : am(manager) {
+    frame.prev = am.frame();
+    frame.sink = SinkRef<IR>(set);
+    am.set_frame(&frame);
+  }
+  FrameScope(const FrameScope&) = delete;
+  FrameScope& operator=(const FrameScope&) = delete;
+  PASSINFRA_ALWAYS_INLINE ~FrameScope() { am.set_frame(frame.prev); }
+};
+
+// run_plain(pass, ir, ctx, gate, hooks): SPEC §3 without analyses.
+template <class P, class IR, class Ctx, class Gate, class Hooks>
+PASSINFRA_ALWAYS_INLINE IR run_plain(const P& pass, IR ir, Ctx& ctx, [[maybe_unused]] const Gate& gate,
+                                     [[maybe_unused]] Hooks& hooks) {
+  if constexpr (Hooks::template hook_free<IR>) {
+    return pass.transform(std::move(ir), ctx);
+  } else {
+    const PassInfo& info = info_of<P>(pass);
+    bool ask_should_run = false;  // a name in required_pass skips should_run
+    if constexpr (Hooks::template has_should_run<IR>) ask_should_run = !gate.is_required(info.name);
+    return run_hooks(hooks, std::move(ir), info, ask_should_run,
+                     [&](IR in) PASSINFRA_LAMBDA_INLINE { return pass.transform(std::move(in), ctx); });
+  }
+}
+
+// run_with_analyses: run_plain, with the frame and the invalidation of
+// SPEC §10.4 / §10.6 when the context holds a manager for this IR.
+template <class P, class IR, class Ctx, class Gate, class Hooks>
+PASSINFRA_ALWAYS_INLINE IR run_with_analyses(const P& pass, IR ir, Ctx& ctx, const Gate& gate, Hooks& hooks) {
+  using M = std::remove_pointer_t<decltype(ctx.analysis_manager())>;
+  if constexpr (!std::is_same_v<typename M::ir_type, IR>) {
+    return run_plain(pass, std::move(ir), ctx, gate, hooks);
+  } else {
+    M* am = ctx.analysis_manager();
+    if (am == nullptr) [[unlikely]]
+      return run_plain(pass, std::move(ir), ctx, gate, hooks);
+    auto& set = ctx.instrument_set();
+    FrameScope<IR, M> scope(*am, set);
+    auto body = [&](IR in) PASSINFRA_LAMBDA_INLINE -> IR {
+      IR out = [&]() -> IR {
+        try {
+          return pass.transform(std::move(in), ctx);
+        } catch (...) {
+          am->clear_after_failure(set);  // SPEC §10.6: the IR the results described went into the pass
+          throw;
+        }
+      }();
+      finish_pass(pass, *am, scope.frame, set);
+      return out;
+    };
+    if constexpr (Hooks::template hook_free<IR>) {
+      return body(std::move(ir));
+    } else {
+      const PassInfo& info = info_of<P>(pass);
+      bool ask_should_run = false;  // a name in required_pass skips should_run
+      if constexpr (Hooks::template has_should_run<IR>) ask_should_run = !gate.is_required(info.name);
+      return run_hooks(hooks, std::move(ir), info, ask_should_run, body);
+    }
+  }
+}
+
 // run_gated(pass, ir, ctx, gate, hooks): SPEC §3, with the required_pass
 // test answered by `gate` and the hooks called through `hooks` (the
 // context's instrument set, or a pipeline's hook_view of it); run() and
@@ -144,14 +266,10 @@ template <class P, class IR, class Ctx, class Gate, class Hooks>
 PASSINFRA_ALWAYS_INLINE IR run_gated(const P& pass, IR ir, Ctx& ctx, const Gate& gate, Hooks& hooks) {
   if constexpr (!check_run<P, IR, Ctx>()) {
     return ir;  // the static_assert above has said what is wrong
-  } else if constexpr (Hooks::template hook_free<IR>) {
-    return pass.transform(std::move(ir), ctx);
+  } else if constexpr (HasAnalyses<Ctx>) {
+    return run_with_analyses(pass, std::move(ir), ctx, gate, hooks);
   } else {
-    const PassInfo& info = info_of<P>(pass);
-    bool ask_should_run = false;  // a name in required_pass skips should_run
-    if constexpr (Hooks::template has_should_run<IR>) ask_should_run = !gate.is_required(info.name);
-    return run_hooks(hooks, std::move(ir), info, ask_should_run,
-                     [&](IR in) PASSINFRA_LAMBDA_INLINE { return pass.transform(std::move(in), ctx); });
+    return run_plain(pass, std::move(ir), ctx, gate, hooks);
   }
 }
 template <class P, class IR, class Ctx, class Gate>
@@ -186,7 +304,8 @@ struct CallablePass {
   }
   template <class IR>
   IR operator()(IR ir) const {
-    return run(static_cast<const Derived&>(*this), std::move(ir), PassContext<IR, DynamicInstruments<IR>>::current());
+    return run(static_cast<const Derived&>(*this), std::move(ir),
+               PassContext<IR, DynamicInstruments<IR>, NoAnalysisManager>::current());
   }
 };
 

@@ -14,7 +14,8 @@
 // pass it requires runs through `run` -- instrumented, without the gate,
 // every time, one level deep -- and then the child runs through `run`.
 // A nested Sequential is a child like any other. The children's types are
-// checked one by one, so a non-pass is named in the error.
+// checked one by one, so a non-pass is named in the error. A Sequential
+// preserves every analysis itself (SPEC §10.4): each child has applied its own set.
 #pragma once
 
 #include <cstddef>
@@ -26,6 +27,7 @@
 #include <boost/mp11/algorithm.hpp>
 
 #include "passinfra/core/pass.hpp"
+#include "passinfra/core/preserved_analyses.hpp"
 #include "passinfra/core/run.hpp"
 #include "passinfra/detail/inline.hpp"
 
@@ -103,6 +105,7 @@ class Sequential : public CallablePass<Sequential<Ps...>> {
 
  public:
   static constexpr PassInfo default_info{"sequential", 0};
+  using preserves = passinfra::preserves_all;  // SPEC §10.4
 
   constexpr Sequential()
     requires(detail::all_true<std::is_default_constructible_v<Ps>...>())

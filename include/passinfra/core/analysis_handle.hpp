@@ -1,0 +1,168 @@
+// passinfra/core/analysis_handle.hpp — what ctx.analyses() returns (SPEC §10.2, §10.4).
+//
+// AnalysisHandle<Ctx>                 the context's manager, seen from a pass body: the
+//                                     manager's get / get_cached / invalidate / clear, but a
+//                                     miss fires the context's analysis hooks; and the marks
+// h.get<A>(ir) / get<A>(ir, fn) / get(name, ir) / get(name, ir, fn)
+// h.get_cached<A>() / get_cached<A>(fn)
+// h.invalidate(pa) / invalidate(fn, pa) / clear()      with run_analysis_invalidated hooks
+// h.preserve<As...>() / preserve(name) / preserve(key) / preserve_all()
+// h.abandon<As...>() / abandon(name) / abandon(key)    marks for the innermost running pass
+// h.manager()                         the manager itself
+// NoAnalysisManager                   ctx.analyses() of a static context made without a
+//                                     manager: every member is a static_assert (SPEC §10.8)
+// HasAnalyses<Ctx>                    ctx.analyses() is a handle (the context may hold a manager)
+// analyses_available(ctx)             ... and holds one now (a dynamic context or a
+//                                     ContextRef may hold none)
+//
+// A pass that uses analyses when there are some, and runs without:
+//
+//   if constexpr (passinfra::HasAnalyses<Ctx>)
+//     if (passinfra::analyses_available(ctx)) cg = &ctx.analyses().template get<CallGraph>(m);
+//
+// Ctx must give `analysis_manager()` (a pointer to an AnalysisManager) and
+// `instrument_set()` (a set with the analysis fan-out of InstrumentSet): a
+// PassContext made with a manager, and ContextRef. Marks go to the frame
+// run() keeps for the innermost pass running on the manager; made outside
+// any pass they are a passinfra::Error (SPEC §10.8).
+#pragma once
+
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+#include "passinfra/core/analysis.hpp"
+#include "passinfra/core/analysis_manager.hpp"
+#include "passinfra/core/preserved_analyses.hpp"
+#include "passinfra/detail/type_name.hpp"
+
+namespace passinfra {
+
+// NoAnalysisManager: the analyses() of a static context without a manager.
+// Code that never mentions analyses instantiates none of these members.
+struct NoAnalysisManager {
+#define PASSINFRA_NO_ANALYSIS_MANAGER_MESSAGE                                                             \
+  "passinfra: this PassContext has no analysis manager; make it with make_pass_context<IR>(options, am, " \
+  "instruments...)"
+  template <class... Ts, class... Args>
+  void get(Args&&...) const {
+    static_assert(detail::always_false<Ts...>, PASSINFRA_NO_ANALYSIS_MANAGER_MESSAGE);
+  }
+  template <class... Ts, class... Args>
+  void get_cached(Args&&...) const {
+    static_assert(detail::always_false<Ts...>, PASSINFRA_NO_ANALYSIS_MANAGER_MESSAGE);
+  }
+  template <class... Ts, class... Args>
+  void invalidate(Args&&...) const {
+    static_assert(detail::always_false<Ts...>, PASSINFRA_NO_ANALYSIS_MANAGER_MESSAGE);
+  }
+  template <class... Ts, class... Args>
+  void clear(Args&&...) const {
+    static_assert(detail::always_false<Ts...>, PASSINFRA_NO_ANALYSIS_MANAGER_MESSAGE);
+  }
+  template <class... Ts, class... Args>
+  void preserve(Args&&...) const {
+    static_assert(detail::always_false<Ts...>, PASSINFRA_NO_ANALYSIS_MANAGER_MESSAGE);
+  }
+  template <class... Ts, class... Args>
+  void preserve_all(Args&&...) const {
+    static_assert(detail::always_false<Ts...>, PASSINFRA_NO_ANALYSIS_MANAGER_MESSAGE);
+  }
+  template <class... Ts, class... Args>
+  void abandon(Args&&...) const {
+    static_assert(detail::always_false<Ts...>, PASSINFRA_NO_ANALYSIS_MANAGER_MESSAGE);
+  }
+  template <class... Ts, class... Args>
+  void manager(Args&&...) const {
+    static_assert(detail::always_false<Ts...>, PASSINFRA_NO_ANALYSIS_MANAGER_MESSAGE);
+  }
+#undef PASSINFRA_NO_ANALYSIS_MANAGER_MESSAGE
+};
+
+// HasAnalyses<Ctx>: the context may hold an analysis manager.
+template <class Ctx>
+concept HasAnalyses = requires(Ctx& ctx) {
+  { ctx.analysis_manager() };
+  requires std::is_pointer_v<decltype(ctx.analysis_manager())>;
+};
+
+// analyses_available(ctx): the context holds a manager now.
+template <class Ctx>
+bool analyses_available(Ctx& ctx) noexcept {
+  if constexpr (HasAnalyses<Ctx>) {
+    return ctx.analysis_manager() != nullptr;
+  } else {
+    return false;
+  }
+}
+
+template <class Ctx>
+class AnalysisHandle {
+ public:
+  using manager_type = std::remove_pointer_t<decltype(std::declval<Ctx&>().analysis_manager())>;
+  using ir_type = typename manager_type::ir_type;
+  using function_type = detail::function_param_t<ir_type>;
+
+  AnalysisHandle(manager_type& am, Ctx& ctx) noexcept : am_(&am), ctx_(&ctx) {}
+
+  manager_type& manager() const noexcept { return *am_; }
+
+  template <class A>
+  const typename A::result_type& get(const ir_type& ir) const {
+    static_assert(manager_type::template check_get<A>() && manager_type::template check_module<A>());
+    return am_->template get_for<A>(ir, ctx_->instrument_set(), nullptr);
+  }
+  template <class A>
+  const typename A::result_type& get(const ir_type& ir, const function_type& fn) const {
+    static_assert(manager_type::template check_get<A>() && manager_type::template check_function<A>());
+    return am_->template get_for<A>(ir, fn, ctx_->instrument_set(), nullptr);
+  }
+  const detail::ErasedResult& get(std::string_view name, const ir_type& ir) const {
+    detail::SinkRef<ir_type> sink(ctx_->instrument_set());
+    return am_->get_erased(name, ir, nullptr, &sink);
+  }
+  const detail::ErasedResult& get(std::string_view name, const ir_type& ir, const function_type& fn) const {
+    detail::SinkRef<ir_type> sink(ctx_->instrument_set());
+    return am_->get_erased(name, ir, &fn, &sink);
+  }
+  template <class A>
+  const typename A::result_type* get_cached() const {
+    return std::as_const(*am_).template get_cached<A>();
+  }
+  template <class A>
+  const typename A::result_type* get_cached(const function_type& fn) const {
+    return std::as_const(*am_).template get_cached<A>(fn);
+  }
+
+  void invalidate(const PreservedAnalyses& pa) const {
+    am_->invalidate_with(pa, detail::InvalidationScope::all, nullptr, ctx_->instrument_set());
+  }
+  void invalidate(const function_type& fn, const PreservedAnalyses& pa) const
+    requires FunctionKeyedIR<ir_type>
+  {
+    const auto key = ir_traits<ir_type>::function_key(fn);
+    am_->invalidate_with(pa, detail::InvalidationScope::function, &key, ctx_->instrument_set());
+  }
+  void clear() const { am_->clear_with(ctx_->instrument_set()); }
+
+  // Marks (SPEC §10.4): united with the innermost running pass's declaration.
+  template <class... As>
+  void preserve() const {
+    am_->marks("ctx.analyses().preserve<...>()").template preserve<As...>();
+  }
+  void preserve(std::string_view name) const { preserve(am_->key_of(name)); }
+  void preserve(AnalysisKey key) const { am_->marks("ctx.analyses().preserve(key)").preserve(key); }
+  void preserve_all() const { am_->marks("ctx.analyses().preserve_all()").preserve_all(); }
+  template <class... As>
+  void abandon() const {
+    am_->marks("ctx.analyses().abandon<...>()").template abandon<As...>();
+  }
+  void abandon(std::string_view name) const { abandon(am_->key_of(name)); }
+  void abandon(AnalysisKey key) const { am_->marks("ctx.analyses().abandon(key)").abandon(key); }
+
+ private:
+  manager_type* am_;
+  Ctx* ctx_;
+};
+
+}  // namespace passinfra
