@@ -11,6 +11,9 @@
 // p.runs_required()                   whether run_required runs what info().required names
 // p.visit_statistics(visitor)         the pass's counters and those of what it holds (SPEC §13.2)
 // p.nesting_depth()                   how deeply passes nest in it (a plain pass: 1)
+// p.preserved_analyses()              the erased pass's declaration (SPEC §10.4): its
+//                                     preserved_analyses() if it has one, else its type's
+//                                     preserves<...> / preserves_all (none() if it declares nothing)
 // max_pipeline_depth                  256: how deeply passes may nest in a pipeline
 //
 // Copies share the erased pass, which is immutable. A pass made from a
@@ -40,6 +43,7 @@
 
 #include "passinfra/core/error.hpp"
 #include "passinfra/core/pass.hpp"
+#include "passinfra/core/preserved_analyses.hpp"
 #include "passinfra/core/run.hpp"
 #include "passinfra/core/sequential.hpp"
 #include "passinfra/core/statistic.hpp"
@@ -113,7 +117,10 @@ struct PassConcept {
 
   PassInfo cached_info;       // views into the strings above
   bool has_required = false;  // !required_views.empty()
-  std::size_t depth = 1;      // nesting_depth(), at most max_pipeline_depth
+  // What the pass declares it preserves (SPEC §10.4): fixed at construction,
+  // like its info; run() unites it with the marks its body makes.
+  PreservedAnalyses preserved{};
+  std::size_t depth = 1;  // nesting_depth(), at most max_pipeline_depth
 
   const PassInfo& info() const noexcept { return cached_info; }
 
@@ -138,7 +145,14 @@ struct PassModel final : PassConcept<IR> {
   std::vector<AnyPass<IR>> required_passes;
   bool dynamic_required = false;
 
-  explicit PassModel(P p) : pass(std::move(p)) { this->set_info(info_of<P>(pass)); }
+  explicit PassModel(P p) : pass(std::move(p)) {
+    this->set_info(info_of<P>(pass));
+    if constexpr (requires { pass.preserved_analyses(); }) {
+      this->preserved = pass.preserved_analyses();
+    } else if constexpr (check_preserves<P>()) {
+      this->preserved = preserved_analyses_of<P>;
+    }
+  }
 
   IR transform(IR ir, ContextRef<IR>& ctx) const override { return pass.transform(std::move(ir), ctx); }
 
@@ -197,6 +211,10 @@ class AnyPass : public CallablePass<AnyPass<IR>> {
 
   // nesting_depth(): how deeply passes nest in it (see the header comment).
   std::size_t nesting_depth() const noexcept { return impl_->depth; }
+
+  // preserved_analyses(): what the erased pass declares it preserves (SPEC
+  // §10.4); run() unites it with the marks the body makes.
+  const PreservedAnalyses& preserved_analyses() const noexcept { return impl_->preserved; }
 
   // has_required(): whether run_required has anything to run.
   bool has_required() const noexcept { return impl_->has_required; }

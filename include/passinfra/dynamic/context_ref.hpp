@@ -4,7 +4,12 @@
 // ref.pass_enabled(info) / is_required(name) / opt_level() / required_pass() / disabled_pass()
 // ref.gate()                          a PassGate snapshot (as PassContext::gate())
 // ref.config() / get_config<T>(key, default)
-// ref.instrument_set()                the context's instrument fan-out, erased
+// ref.instrument_set()                the context's instrument fan-out, erased (pass hooks and
+//                                     the analysis hooks of SPEC §10.7)
+// ref.analysis_manager()              the wrapped context's AnalysisManager<IR> (null: none)
+// ref.analyses()                      AnalysisHandle over that manager (SPEC §10.9): the same
+//                                     cache as the wrapped context's, its hooks fire; Error
+//                                     (SPEC §10.8) when the context has no manager
 //
 // AnyPass bodies run under a ContextRef, so one compiled body runs inside a
 // static context as well as a dynamic one: the gate, the config and the
@@ -12,6 +17,12 @@
 // per gate check (a pipeline reads the gate once, through gate()) and one
 // per pass run for all its hooks (the wrapped context's set runs SPEC §3's
 // hook sequence around the body: ErasedInstrumentSet::run_pass).
+//
+// Analyses: a static context's manager is seen as its base AnalysisManager<IR>
+// (the run-time table, in which the static slots are registered), so a pass
+// body under a ContextRef reaches the very entries the static context's own
+// passes do; run() pushes its pass frames and invalidates through the
+// ContextRef exactly as through the context (core/run.hpp).
 #pragma once
 
 #include <cstddef>
@@ -23,7 +34,11 @@
 #include <utility>
 #include <vector>
 
+#include "passinfra/core/analysis.hpp"
+#include "passinfra/core/analysis_handle.hpp"
+#include "passinfra/core/analysis_manager.hpp"
 #include "passinfra/core/config.hpp"
+#include "passinfra/core/error.hpp"
 #include "passinfra/core/pass_context.hpp"
 #include "passinfra/core/pass_info.hpp"
 #include "passinfra/core/run.hpp"
@@ -49,6 +64,59 @@ struct ContextVTable {
   void (*after_failed)(void*, const PassInfo&, const std::exception_ptr&, std::size_t, std::size_t);
   // SPEC §3's hooks around body(state, ir), in one call (detail::run_hooks).
   IR (*run_pass)(void*, IR, const PassInfo&, bool, IR (*)(void*, IR), void*);
+  // The wrapped context's analysis manager (null: none) and the analysis
+  // fan-out of its set (the manager's own erased sink table, SinkRef's).
+  AnalysisManager<IR>* (*analysis_manager)(const void*);
+  const SinkTable<IR>* analysis_hooks;
+};
+
+// The manager of a context, as the run-time table every manager derives from.
+template <class IR, class Ctx>
+AnalysisManager<IR>* analysis_manager_of(const Ctx& ctx) noexcept {
+  if constexpr (HasAnalyses<const Ctx>) {
+    using M = std::remove_pointer_t<decltype(ctx.analysis_manager())>;
+    if constexpr (std::is_convertible_v<M*, AnalysisManager<IR>*>) {
+      return ctx.analysis_manager();
+    } else {
+      return nullptr;  // a manager for another IR type: not this IR's
+    }
+  } else {
+    return nullptr;
+  }
+}
+
+// The set a context's hooks go through (its instrument_set()).
+template <class Ctx>
+using context_set_t = std::remove_cvref_t<decltype(std::declval<Ctx&>().instrument_set())>;
+
+// The analysis fan-out of a context's set, reached from the context (a
+// hook the set cannot have does nothing).
+template <class IR, class Ctx>
+inline constexpr SinkTable<IR> context_sink_table_for{
+    +[]([[maybe_unused]] void* c, [[maybe_unused]] const IR& ir, [[maybe_unused]] const AnalysisInfo& info,
+        [[maybe_unused]] std::size_t& returned) {
+      if constexpr (context_set_t<Ctx>::template has_run_before_analysis<IR>) {
+        static_cast<Ctx*>(c)->instrument_set().run_before_analysis(ir, info, returned);
+      }
+    },
+    +[]([[maybe_unused]] void* c, [[maybe_unused]] const IR& ir, [[maybe_unused]] const AnalysisInfo& info,
+        [[maybe_unused]] std::size_t& started) {
+      if constexpr (context_set_t<Ctx>::template has_run_after_analysis<IR>) {
+        static_cast<Ctx*>(c)->instrument_set().run_after_analysis(ir, info, started);
+      }
+    },
+    +[]([[maybe_unused]] void* c, [[maybe_unused]] const AnalysisInfo& info,
+        [[maybe_unused]] const std::exception_ptr& error, [[maybe_unused]] std::size_t from,
+        [[maybe_unused]] std::size_t to) {
+      if constexpr (context_set_t<Ctx>::has_run_after_analysis_failed) {
+        static_cast<Ctx*>(c)->instrument_set().run_after_analysis_failed(info, error, from, to);
+      }
+    },
+    +[]([[maybe_unused]] void* c, [[maybe_unused]] const AnalysisInfo& info) {
+      if constexpr (context_set_t<Ctx>::has_run_analysis_invalidated) {
+        static_cast<Ctx*>(c)->instrument_set().run_analysis_invalidated(info);
+      }
+    },
 };
 
 template <class IR, class Ctx>
@@ -96,6 +164,8 @@ inline constexpr ContextVTable<IR> context_vtable_for{
                          [&](IR in) PASSINFRA_LAMBDA_INLINE { return body(state, std::move(in)); });
       }
     },
+    +[](const void* c) { return analysis_manager_of<IR>(*static_cast<const Ctx*>(c)); },
+    &context_sink_table_for<IR, Ctx>,
 };
 
 }  // namespace detail
@@ -129,6 +199,27 @@ class ErasedInstrumentSet {
                              std::size_t to) noexcept {
     vtable_->after_failed(context_, info, error, from, to);
   }
+  // The analysis hooks (SPEC §10.7), with InstrumentSet's bookkeeping:
+  // forwarded to the wrapped context's set (a set without them does nothing).
+  template <class>
+  static constexpr bool has_run_before_analysis = true;
+  template <class>
+  static constexpr bool has_run_after_analysis = true;
+  static constexpr bool has_run_after_analysis_failed = true;
+  static constexpr bool has_run_analysis_invalidated = true;
+
+  void run_before_analysis(const IR& ir, const AnalysisInfo& info, std::size_t& returned) {
+    vtable_->analysis_hooks->before(context_, ir, info, returned);
+  }
+  void run_after_analysis(const IR& ir, const AnalysisInfo& info, std::size_t& started) {
+    vtable_->analysis_hooks->after(context_, ir, info, started);
+  }
+  void run_after_analysis_failed(const AnalysisInfo& info, const std::exception_ptr& error, std::size_t from,
+                                 std::size_t to) noexcept {
+    vtable_->analysis_hooks->failed(context_, info, error, from, to);
+  }
+  void run_analysis_invalidated(const AnalysisInfo& info) { vtable_->analysis_hooks->invalidated(context_, info); }
+
   // run_pass(ir, info, ask_should_run, body): the whole hook sequence of
   // SPEC §3 around body(ir), run by the wrapped context's own set in one
   // call (what detail::run_hooks does for a ContextRef's passes).
@@ -180,6 +271,23 @@ class ContextRef {
   }
 
   ErasedInstrumentSet<IR>& instrument_set() noexcept { return set_; }
+
+  // analysis_manager(): the wrapped context's manager, as the run-time
+  // table every AnalysisManager<IR, ...> derives from (null: none).
+  AnalysisManager<IR>* analysis_manager() const noexcept { return set_.vtable_->analysis_manager(set_.context_); }
+
+  // analyses(): the wrapped context's manager seen from a pass body (SPEC
+  // §10.9): the same cache, misses fire the wrapped context's analysis
+  // hooks, marks go to the innermost running pass.
+  AnalysisHandle<ContextRef> analyses() {
+    AnalysisManager<IR>* am = analysis_manager();
+    if (am == nullptr) [[unlikely]] {
+      throw Error(
+          "ctx.analyses(): this PassContext<IR> has no analysis manager; construct it with "
+          "PassContext<IR>(options, instruments, &am)");
+    }
+    return AnalysisHandle<ContextRef>(*am, *this);
+  }
 
  private:
   ErasedInstrumentSet<IR> set_;

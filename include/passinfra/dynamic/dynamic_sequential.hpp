@@ -12,8 +12,11 @@
 // required passes run first through run() without the gate, one level deep,
 // every time. Static and dynamic pipelines nest both ways.
 //
-// Under a PassContext<IR> that lists no pass names and whose list holds one
-// instrument (or none), the children run in that instrument's own loop
+// A DynamicSequential preserves every analysis itself (SPEC §10.4): each
+// child has applied its own set when it ran.
+//
+// Under a PassContext<IR> that lists no pass names, holds no analysis
+// manager and whose list holds one instrument (or none), the children run in that instrument's own loop
 // (detail::SoloLoop, solo_loop.hpp): its hooks are direct calls and each
 // child costs one virtual call, with the same events as the walk through the
 // list, which takes over once the list changes (tests/dynamic/solo_loop_test.cpp).
@@ -28,6 +31,7 @@
 #include <utility>
 #include <vector>
 
+#include "passinfra/core/preserved_analyses.hpp"
 #include "passinfra/core/run.hpp"
 #include "passinfra/core/sequential.hpp"
 #include "passinfra/detail/inline.hpp"
@@ -39,6 +43,8 @@ namespace passinfra {
 template <class IR>
 class DynamicSequential : public CallablePass<DynamicSequential<IR>> {
  public:
+  using preserves = passinfra::preserves_all;  // SPEC §10.4
+
   DynamicSequential() = default;
   DynamicSequential(std::initializer_list<AnyPass<IR>> passes) : passes_(passes) { depth_ = checked_depth(passes_); }
   explicit DynamicSequential(std::vector<AnyPass<IR>> passes, PassInfo info = Sequential<>::default_info)
@@ -66,6 +72,9 @@ class DynamicSequential : public CallablePass<DynamicSequential<IR>> {
       if (gate.names_listed()) [[unlikely]]
         return run_children_general(std::move(ir), ctx, gate);
       if constexpr (std::is_same_v<Ctx, PassContext<IR>>) {
+        // With a manager, each child runs through run() (its frame and its
+        // invalidation, SPEC §10.4), which the solo loop does not do.
+        if (ctx.analysis_manager() != nullptr) return run_children(std::move(ir), ctx, gate.opt_level_gate());
         return run_children_solo(std::move(ir), ctx, gate.opt_level_gate());
       } else {
         return run_children(std::move(ir), ctx, gate.opt_level_gate());
@@ -82,6 +91,9 @@ class DynamicSequential : public CallablePass<DynamicSequential<IR>> {
     const AnyPass<IR>& pass;
     ContextRef<IR>& body_ctx;
     PASSINFRA_ALWAYS_INLINE const PassInfo& info() const noexcept { return pass.info(); }
+    PASSINFRA_ALWAYS_INLINE const PreservedAnalyses& preserved_analyses() const noexcept {
+      return pass.preserved_analyses();
+    }
     template <class Ctx>
     PASSINFRA_ALWAYS_INLINE IR transform(IR ir, Ctx&) const {
       return pass.transform(std::move(ir), body_ctx);

@@ -11,6 +11,10 @@
 //   reg.add(name, factory, options = {}, description = {})   factory(const PassOptions&) -> a pass or AnyPass<IR>
 //   reg.create(name, options = {})              -> AnyPass<IR>; throws Error on bad names and options
 //   reg.contains(name) / reg.names() / reg.options(name) / reg.describe()
+//   reg.add_analysis<A>(description = {})       a static analysis type, by A::info.name (SPEC §10.9)
+//   reg.add_analysis(AnyAnalysis<IR>, description = {})   an erased one
+//   reg.analysis(name)                          -> AnyAnalysis<IR>; Error on an unknown name
+//   reg.contains_analysis(name) / reg.analysis_names() / reg.describe_analyses()
 //
 // create() checks the options against the registered specs (unknown key,
 // wrong type: Error naming pass, key, expected and given type; an integer
@@ -27,12 +31,27 @@
 // a name missing from the registry is an Error. A factory returning an
 // AnyPass<IR> is resolved when AnyPass::runs_required() says its names are only names.
 //
+// Analyses (SPEC §10.9): add_analysis also registers three utility passes
+// for pipeline text, in the existing grammar: `require(analysis="Name")`
+// (computes the analysis on the IR -- a function analysis for every
+// function ir_traits<IR>::for_each_function gives -- and preserves
+// everything), `invalidate(analysis="Name")` (preserves everything but that
+// analysis) and `invalidate_all` (preserves nothing). Their PassInfo names,
+// which hooks and timing show, are require<Name>, invalidate<Name> and
+// invalidate<all>, as for RequireAnalysis<A> and friends; they print back as
+// the text that made them. An unknown analysis name is an Error naming it,
+// with the closest registered names (in pipeline text: at the option). The
+// registry only resolves names: the pass computes through the context's
+// manager, with the manager's own object for that analysis (SPEC §10.9,
+// DESIGN). Under a context without a manager the three passes do nothing.
+//
 // Re-registering the same pass type, or a factory of the same type (the same
 // lambda, the same function pointer) with the same options, is a no-op; any
 // other second registration of a name is an Error. Factories run outside the
 // registry's lock, so a factory may create other registered passes.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <concepts>
 #include <cstddef>
@@ -49,11 +68,17 @@
 #include <utility>
 #include <vector>
 
+#include "passinfra/core/analysis.hpp"
+#include "passinfra/core/analysis_handle.hpp"
+#include "passinfra/core/analysis_manager.hpp"
+#include "passinfra/core/analysis_passes.hpp"
 #include "passinfra/core/config.hpp"
 #include "passinfra/core/error.hpp"
 #include "passinfra/core/pass.hpp"
+#include "passinfra/core/preserved_analyses.hpp"
 #include "passinfra/core/run.hpp"
 #include "passinfra/detail/suggest.hpp"
+#include "passinfra/dynamic/any_analysis.hpp"
 #include "passinfra/dynamic/any_pass.hpp"
 #include "passinfra/dynamic/context_ref.hpp"
 
@@ -139,6 +164,9 @@ class RegistryPass : public CallablePass<RegistryPass<IR>> {
   IR run_required(IR ir, Ctx& ctx) const {
     return pass_.run_required(std::move(ir), ctx);
   }
+
+  // What the created pass declares it preserves (SPEC §10.4).
+  const PreservedAnalyses& preserved_analyses() const noexcept { return pass_.preserved_analyses(); }
 
   const AnyPass<IR>& pass() const noexcept { return pass_; }
   const std::string& name() const noexcept { return name_; }
@@ -226,6 +254,80 @@ consteval bool check_factory() {
   }
 }
 
+// ---- the utility passes add_analysis registers (SPEC §10.4, §10.9) -------
+
+// "<prefix><name>>", the PassInfo name of an erased utility pass.
+inline std::string utility_pass_name(std::string_view prefix, std::string_view analysis) {
+  std::string name(prefix);
+  name += analysis;
+  name += '>';
+  return name;
+}
+
+// require<Name>: computes the analysis on the IR (a function analysis: for
+// every function the IR enumerates), changes nothing, preserves everything.
+template <class IR>
+class RequireNamedAnalysis {
+ public:
+  using preserves = passinfra::preserves_all;
+
+  explicit RequireNamedAnalysis(AnyAnalysis<IR> analysis)
+      : analysis_(std::move(analysis)), name_(utility_pass_name("require<", analysis_.name())) {}
+
+  PassInfo info() const noexcept { return {name_, 0}; }
+  const AnyAnalysis<IR>& analysis() const noexcept { return analysis_; }
+
+  template <class Ctx>
+  IR transform(IR ir, Ctx& ctx) const {
+    if constexpr (HasAnalyses<Ctx>) {
+      if (!analyses_available(ctx)) return ir;
+      // Through the erased analysis's typed path, with the hooks of the
+      // context: the manager computes with its own object for the analysis
+      // (A{} unless one was added), the same entry get<A> and get(name) find.
+      AnalysisManager<IR>& am = *ctx.analysis_manager();
+      SinkRef<IR> sink(ctx.instrument_set());
+      const auto* ops = analysis_.ops();
+      if (!ops->function) {
+        (void)ops->get(am, ir, nullptr, &sink);
+      } else if constexpr (FunctionEnumerableIR<IR>) {
+        ir_traits<IR>::for_each_function(
+            ir, [&](const typename ir_traits<IR>::function_type& fn) { (void)ops->get(am, ir, &fn, &sink); });
+      }
+    }
+    return ir;
+  }
+
+ private:
+  AnyAnalysis<IR> analysis_;
+  std::string name_;
+};
+
+// invalidate<Name>: preserves everything but the analysis (abandoned by a
+// mark, so its results and those computed from them are dropped).
+template <class IR>
+class InvalidateNamedAnalysis {
+ public:
+  using preserves = passinfra::preserves_all;  // ... but the analysis, abandoned by the body
+
+  explicit InvalidateNamedAnalysis(AnyAnalysis<IR> analysis)
+      : analysis_(std::move(analysis)), name_(utility_pass_name("invalidate<", analysis_.name())) {}
+
+  PassInfo info() const noexcept { return {name_, 0}; }
+  const AnyAnalysis<IR>& analysis() const noexcept { return analysis_; }
+
+  template <class Ctx>
+  IR transform(IR ir, Ctx& ctx) const {
+    if constexpr (HasAnalyses<Ctx>) {
+      if (analyses_available(ctx)) ctx.analyses().abandon(analysis_.key());
+    }
+    return ir;
+  }
+
+ private:
+  AnyAnalysis<IR> analysis_;
+  std::string name_;
+};
+
 // Whether an AnyPass runs the passes its info().required names by itself.
 template <class IR>
 bool runs_own_required(const AnyPass<IR>& pass) {
@@ -295,6 +397,84 @@ class PassRegistry {
     }
   }
 
+  // add_analysis<A>(description): registers the static analysis A by
+  // A::info.name (SPEC §10.9), and the utility passes require, invalidate
+  // and invalidate_all (see the header comment).
+  template <class A>
+  void add_analysis(std::string description = {}) {  // NOLINT(performance-unnecessary-value-param)
+    static_assert(Analysis<A>,
+                  "passinfra::PassRegistry<IR>::add_analysis<A>(): A is not an analysis: it needs static constexpr "
+                  "AnalysisInfo info, using result_type = ..., and run(const IR&, deps&) const or run(const Fn&, "
+                  "const IR&, deps&) const");
+    static_assert(std::default_initializable<A>,
+                  "passinfra::PassRegistry<IR>::add_analysis<A>(): add_analysis<A>() makes the analysis as A{}, but "
+                  "A is not default-constructible; register add_analysis(AnyAnalysis<IR>(A{...}))");
+    if constexpr (Analysis<A> && std::default_initializable<A>) {
+      add_analysis(AnyAnalysis<IR>(A{}), std::move(description));
+    }
+  }
+
+  // add_analysis(analysis, description): registers an erased analysis by its
+  // name. The same analysis again is a no-op; another one of that name is an Error.
+  void add_analysis(AnyAnalysis<IR> analysis, std::string description = {}) {
+    const std::string name(analysis.name());
+    if (name.empty()) {
+      throw Error("PassRegistry::add_analysis: the analysis of type " + std::string(analysis.key().type_name()) +
+                  " has an empty name; expected a name in its AnalysisInfo");
+    }
+    try {
+      add_utility_passes();
+    } catch (const Error& error) {
+      throw Error("PassRegistry::add_analysis: analysis '" + name + "': " + detail::message_of(error) +
+                  " (add_analysis registers the passes 'require', 'invalidate' and 'invalidate_all' for "
+                  "pipeline text)");
+    }
+    std::lock_guard lock(mutex_);
+    auto it = analyses_.find(name);
+    if (it != analyses_.end()) {
+      if (it->second.analysis.key() == analysis.key()) return;  // the same analysis again
+      throw Error("PassRegistry::add_analysis: analysis '" + name + "' is already registered by another analysis (" +
+                  std::string(it->second.analysis.key().type_name()) + ", not " +
+                  std::string(analysis.key().type_name()) + "); expected each analysis name to be registered once");
+    }
+    analyses_.emplace(name, AnalysisEntry{std::move(analysis), std::move(description)});
+  }
+
+  // analysis(name): the registered analysis; Error (SPEC §10.8) if unknown.
+  AnyAnalysis<IR> analysis(std::string_view name) const {
+    std::lock_guard lock(mutex_);
+    auto it = analyses_.find(name);
+    if (it == analyses_.end()) throw Error(unknown_analysis_message(name));
+    return it->second.analysis;
+  }
+
+  bool contains_analysis(std::string_view name) const {
+    std::lock_guard lock(mutex_);
+    return analyses_.find(name) != analyses_.end();
+  }
+
+  // describe_analyses(): one line per analysis, sorted: name (function analysis) - description
+  std::string describe_analyses() const {
+    std::lock_guard lock(mutex_);
+    std::string out;
+    for (const auto& [name, entry] : analyses_) {
+      out += name;
+      if (entry.analysis.is_function()) out += " (function analysis)";
+      if (!entry.description.empty()) out += " - " + entry.description;
+      out += '\n';
+    }
+    return out;
+  }
+
+  // analysis_names(): the registered analyses' names, sorted.
+  std::vector<std::string> analysis_names() const {
+    std::lock_guard lock(mutex_);
+    std::vector<std::string> out;
+    out.reserve(analyses_.size());
+    for (const auto& [name, entry] : analyses_) out.push_back(name);
+    return out;
+  }
+
   // create(name, options): the registered pass, as an AnyPass<IR> holding a RegistryPass<IR>.
   AnyPass<IR> create(std::string_view name, const PassOptions& options = {}) const {
     return create_impl(name, options, true);
@@ -318,11 +498,14 @@ class PassRegistry {
   std::vector<PassOptionSpec> options(std::string_view name) const { return entry_or_throw(name)->options; }
 
   // describe(): one line per pass: name(key: type = default, ...) - description
+  // (the lines of require and invalidate end with the registered analyses' names)
   std::string describe() const {
     std::vector<std::shared_ptr<const Entry>> entries;
+    std::string analyses;
     {
       std::lock_guard lock(mutex_);
       for (const auto& [name, entry] : entries_) entries.push_back(entry);
+      for (const auto& [name, entry] : analyses_) analyses += (analyses.empty() ? "" : ", ") + name;
     }
     std::string out;
     for (const auto& entry : entries) {
@@ -338,6 +521,10 @@ class PassRegistry {
         out += ')';
       }
       if (!entry->description.empty()) out += " - " + entry->description;
+      // add_analysis made sure these two names are its utility passes.
+      if (!analyses.empty() && (entry->name == "require" || entry->name == "invalidate")) {
+        out += "; analyses: " + analyses;
+      }
       out += '\n';
     }
     return out;
@@ -524,8 +711,80 @@ class PassRegistry {
     return AnyPass<IR>(std::move(pass), std::move(passes));
   }
 
+  struct AnalysisEntry {
+    AnyAnalysis<IR> analysis;
+    std::string description;
+  };
+
+  // SPEC §10.8: "unknown analysis 'CalGraph'; did you mean 'CallGraph'? registered: ...".
+  // Called with the lock held.
+  std::string unknown_analysis_message(std::string_view name) const {
+    std::vector<std::string_view> names;
+    names.reserve(analyses_.size());
+    for (const auto& [key, entry] : analyses_) names.push_back(key);
+    std::string message = "unknown analysis '" + detail::clipped(name) + "'";
+    // A guess only when it is close: a third of the name's letters wrong at
+    // most (two for short names), or one name containing the other.
+    const auto close = detail::closest_names(name, names, 1);
+    if (!close.empty()) {
+      const std::string_view input = name.substr(0, detail::max_quoted_length);
+      const std::string_view guess = std::string_view(close.front()).substr(0, detail::max_quoted_length);
+      const bool contains = guess.find(input) != std::string_view::npos || input.find(guess) != std::string_view::npos;
+      if (contains || detail::edit_distance(input, guess) <= std::max<std::size_t>(2, input.size() / 3)) {
+        message += "; did you mean '" + detail::clipped(close.front()) + "'?";
+      }
+    }
+    message += " registered: ";
+    if (names.empty()) message += "(none)";
+    for (std::size_t i = 0; i < names.size(); ++i) message += (i ? ", " : "") + detail::clipped(names[i]);
+    return message;
+  }
+
+  // The analysis an `analysis="Name"` option names, for the utility passes'
+  // factories (an unknown one: an Error at the option, in pipeline text).
+  AnyAnalysis<IR> analysis_option(const PassOptions& options) const {
+    const auto name = get_option<std::string>(options, "analysis");
+    std::lock_guard lock(mutex_);
+    auto it = analyses_.find(name);
+    if (it == analyses_.end()) {
+      throw detail::PassOptionError("analysis", unknown_analysis_message(name));
+    }
+    return it->second.analysis;
+  }
+
+  // require, invalidate, invalidate_all: registered once (the same
+  // factories again are a no-op, see insert).
+  void add_utility_passes() {
+    const std::vector<PassOptionSpec> analysis_spec{PassOptionSpec{"analysis", ConfigType::string}};
+    add(
+        "require",
+        [this](const PassOptions& options) {
+          AnyAnalysis<IR> analysis = analysis_option(options);
+          if constexpr (!FunctionEnumerableIR<IR>) {
+            if (analysis.is_function()) {
+              throw detail::PassOptionError("analysis",
+                                            "pass 'require': analysis '" + std::string(analysis.name()) +
+                                                "' is a function analysis; computing it for every function needs "
+                                                "ir_traits<IR>::for_each_function(const IR&, f)");
+            }
+          }
+          return AnyPass<IR>(detail::RequireNamedAnalysis<IR>(std::move(analysis)));
+        },
+        analysis_spec, "compute a registered analysis and cache it (runs as require<Name>)");
+    add(
+        "invalidate",
+        [this](const PassOptions& options) {
+          return AnyPass<IR>(detail::InvalidateNamedAnalysis<IR>(analysis_option(options)));
+        },
+        analysis_spec, "drop a registered analysis's cached results (runs as invalidate<Name>)");
+    add(
+        "invalidate_all", [](const PassOptions&) { return AnyPass<IR>(InvalidateAllAnalyses{}); }, {},
+        "drop every cached analysis result (runs as invalidate<all>)");
+  }
+
   mutable std::mutex mutex_;
   std::map<std::string, std::shared_ptr<const Entry>, std::less<>> entries_;
+  std::map<std::string, AnalysisEntry, std::less<>> analyses_;
 };
 
 }  // namespace passinfra
