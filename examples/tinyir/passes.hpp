@@ -3,17 +3,21 @@
 // passinfra::ir_traits<Module>        function_type = Function; map_functions (global functions
 //                                     that are not Primitive); function_pass_follow_up = InferType;
 //                                     print (tinyir::print) and parse (tinyir::parse); verify
-//                                     (tinyir/verify.hpp) and print_with_locations (spans shown)
-// InferType                           module pass   {"InferType", 0}
+//                                     (tinyir/verify.hpp) and print_with_locations (spans shown);
+//                                     function_key (the global name) and for_each_function, for
+//                                     the function analyses of tinyir/analyses.hpp
+// InferType                           module pass   {"InferType", 0}; preserves_all; uses TypeMap
 // FoldConstant                        function pass {"FoldConstant", 2}; statistic `folded`
 // EliminateCommonSubexpr              function pass {"EliminateCommonSubexpr", 3}, requires InferType
-// DeadCodeElimination                 function pass {"DeadCodeElimination", 1}
+// DeadCodeElimination                 function pass {"DeadCodeElimination", 1}; uses Liveness
 // FuseOps(fuse_opt_level = -1)        function pass {"FuseOps", 0}, requires InferType;
-//                                     -1: the level is the context's opt_level()
-// DefuseOps                           function pass {"DefuseOps", 3}, requires InferType
-// ToANormalForm                       module pass   {"ToANormalForm", 1}
-// CanonicalizeOps                     function pass {"CanonicalizeOps", 3}, requires InferType
-// ConvertLayout(desired)              function pass {"ConvertLayout", 3}, requires InferType, CanonicalizeOps
+//                                     -1: the level is the context's opt_level(); uses FunctionTypes
+// DefuseOps                           function pass {"DefuseOps", 3}, requires InferType; uses CallGraph
+// ToANormalForm                       module pass   {"ToANormalForm", 1}; preserves CallGraph
+// CanonicalizeOps                     function pass {"CanonicalizeOps", 3}, requires InferType;
+//                                     uses CallGraph and FunctionTypes
+// ConvertLayout(desired)              function pass {"ConvertLayout", 3}, requires InferType, CanonicalizeOps;
+//                                     uses CallGraph and FunctionTypes
 // AnnotateSpans                       module pass   {"AnnotateSpans", 0}: print, parse back as
 //                                     "GeneratedSource", then a nested, instrumented InferType
 // PrintIR                             passinfra::PrintIR (module pass {"PrintIR", 0}, logs at INFO)
@@ -28,6 +32,16 @@
 // does that through passinfra::function_pass, which runs the IR's
 // function_pass_follow_up. Module passes (InferType, ToANormalForm, AnnotateSpans)
 // have no follow-up; AnnotateSpans runs its InferType itself, as Relay's parser does.
+//
+// Analyses (SPEC §10, tinyir/analyses.hpp). Under a context with an analysis
+// manager the passes ask it for what they need instead of recomputing it --
+// InferType is then a lookup of TypeMap, which re-infers only the functions the
+// passes before changed -- and say what they keep: `using preserves = ...` where
+// that holds for any input (InferType changes no node: preserves_all;
+// ToANormalForm keeps every call: CallGraph), nothing where the pass rewrites,
+// and for each function a function pass leaves as it was (the same node), a
+// preserve_all mark for that function. Without a manager every pass computes
+// what it needs itself, as before; the IR they produce is the same.
 //
 // Every pass is also callable: `FoldConstant{}(mod)` runs it under
 // passinfra::PassContext<tinyir::Module>::current(), `FoldConstant{}(mod, ctx)`
@@ -54,6 +68,7 @@
 #include <passinfra/ir/annotate_spans.hpp>
 #include <passinfra/ir/print_ir.hpp>
 
+#include "tinyir/analyses.hpp"
 #include "tinyir/ir.hpp"
 #include "tinyir/parser.hpp"
 #include "tinyir/printer.hpp"
@@ -63,14 +78,22 @@
 
 namespace tinyir {
 
+// [infer-type]
 // InferType: every node's checked type filled in (Relay's InferType, a module pass).
+// Types are a cache in the nodes, so the module's value does not change: it
+// preserves every analysis. With a manager it is TypeMap: a cached lookup when no
+// pass changed a function since, else inference of the changed functions only.
 struct InferType : passinfra::CallablePass<InferType> {
   static constexpr passinfra::PassInfo info{"InferType", 0};
+  using preserves = passinfra::preserves_all;
   template <class Ctx>
-  Module transform(Module m, Ctx& /*ctx*/) const {
-    return infer_types(std::move(m));
+  Module transform(Module m, Ctx& ctx) const {
+    const TypeMapInfo* types = find_analysis<TypeMap>(ctx, m);
+    if (types != nullptr && types->describes(m)) return m;
+    return infer_types(std::move(m));  // no manager (or a stale map: see ensure_types)
   }
 };
+// [infer-type]
 
 }  // namespace tinyir
 
@@ -108,6 +131,22 @@ struct ir_traits<tinyir::Module> {
   static std::string print_with_locations(const tinyir::Module& m) {
     return tinyir::print(m, tinyir::PrintOptions{.show_spans = true});
   }
+
+  // Function analyses are cached per global name, spelled as in the text ("@main";
+  // tinyir/analyses.hpp): the name the node was given when it was put in a module.
+  static std::string function_key(const tinyir::Function& fn) {
+    const std::string_view name = fn->global_name();
+    if (name.empty())
+      throw tinyir::Error(
+          "function_key: the function was never put in a module, so it has no global name to key "
+          "its analyses by");
+    return "@" + std::string(name);
+  }
+  // f(fn) for every global function (what AnalysisPreservationChecker recomputes).
+  template <class F>
+  static void for_each_function(const tinyir::Module& m, F&& f) {
+    for (const auto& [name, fn] : m) f(fn);
+  }
 };
 // [ir-traits]
 
@@ -117,13 +156,21 @@ namespace tinyir {
 
 namespace detail {
 
+// [run-function-pass]
 // run_function_pass(info, m, ctx, f): the body of a function-level pass: f(fn, mod)
 // on each function ir_traits lets through, then InferType (nested, instrumented
-// under ctx) -- exactly what passinfra::function_pass does.
+// under ctx) -- exactly what passinfra::function_pass does. A function f returns
+// unchanged is marked preserve_all (SPEC §10.5: the marks for f apply to f).
 template <class Ctx, class F>
 Module run_function_pass(const passinfra::PassInfo& info, Module m, Ctx& ctx, F f) {
-  return passinfra::function_pass(info, std::move(f)).transform(std::move(m), ctx);
+  auto body = [&f](Function fn, const Module& mod, auto& c) {
+    Function out = f(fn, mod);
+    preserve_all_if_unchanged(c, fn, out);
+    return out;
+  };
+  return passinfra::function_pass(info, std::move(body)).transform(std::move(m), ctx);
 }
+// [run-function-pass]
 
 }  // namespace detail
 
@@ -158,15 +205,23 @@ struct EliminateCommonSubexpr : passinfra::CallablePass<EliminateCommonSubexpr> 
 };
 // [eliminate-common-subexpr]
 
-// DeadCodeElimination: drops unused let bindings (dead_code_elimination.hpp).
+// [dead-code-elimination]
+// DeadCodeElimination: drops unused let bindings (dead_code_elimination.hpp). With
+// a manager, Liveness says which: a function without dead lets is left as it is.
 struct DeadCodeElimination : passinfra::CallablePass<DeadCodeElimination> {
   static constexpr passinfra::PassInfo info{"DeadCodeElimination", 1};
   template <class Ctx>
   Module transform(Module m, Ctx& ctx) const {
-    return detail::run_function_pass(
-        info, std::move(m), ctx, [](const Function& fn, const Module& mod) { return dead_code_elimination(fn, mod); });
+    return detail::run_function_pass(info, std::move(m), ctx, [&ctx](const Function& fn, const Module& mod) {
+      const LivenessInfo* liveness = find_analysis<Liveness>(ctx, mod, fn);
+      if (liveness == nullptr) return dead_code_elimination(fn, mod);
+      if (liveness->dead.empty()) return fn;
+      // One round: the live set is already the fixed point (used_vars).
+      return downcast<FunctionNode>(tinyir::detail::UnusedLetRemover(liveness->live).mutate(fn));
+    });
   }
 };
+// [dead-code-elimination]
 
 // kFuseMaxDepth: TVM's config key relay.FuseOps.max_depth (integer, default 256):
 // the most operators FuseOps puts in one group. register_passes registers it.
@@ -193,33 +248,46 @@ struct FuseOps : passinfra::CallablePass<FuseOps> {
       throw Error("FuseOps: config relay.FuseOps.max_depth is " + std::to_string(max_depth) +
                   "; expected at least 1 (operators per group)");
     }
-    return detail::run_function_pass(info, std::move(m), ctx, [level, max_depth](const Function& fn, const Module&) {
-      infer_type(fn);  // what fuse_ops(fn, mod, level) does, with TVM's limit of 256 replaced by max_depth
-      return tinyir::detail::OpFuser(level, max_depth).run(fn);
-    });
+    return detail::run_function_pass(info, std::move(m), ctx,
+                                     [&ctx, level, max_depth](const Function& fn, const Module& mod) {
+                                       // what fuse_ops(fn, mod, level) does, with TVM's limit of
+                                       // 256 replaced by max_depth
+                                       ensure_types(ctx, fn, mod);
+                                       return tinyir::detail::OpFuser(level, max_depth).run(fn);
+                                     });
   }
 };
 
-// DefuseOps: inlines the Primitive functions FuseOps made (fuse_ops.hpp).
+// DefuseOps: inlines the Primitive functions FuseOps made (fuse_ops.hpp). With a
+// manager, a function that CallGraph says calls no function value is left alone.
 struct DefuseOps : passinfra::CallablePass<DefuseOps> {
   static constexpr passinfra::PassInfo info{"DefuseOps", 3};
   using required = passinfra::requires_passes<InferType>;
   template <class Ctx>
   Module transform(Module m, Ctx& ctx) const {
-    return detail::run_function_pass(info, std::move(m), ctx,
-                                     [](const Function& fn, const Module& mod) { return defuse_ops(fn, mod); });
+    return detail::run_function_pass(info, std::move(m), ctx, [&ctx](const Function& fn, const Module& mod) {
+      if (const CallGraphInfo* calls = find_analysis<CallGraph>(ctx, mod)) {
+        const CallGraphInfo::Callees* callees = calls->find(mod.name_of(fn));
+        if (callees != nullptr && !callees->calls_functions) return fn;
+      }
+      return defuse_ops(fn, mod);
+    });
   }
 };
 
+// [to-a-normal-form]
 // ToANormalForm: binds every computation to a let variable (to_a_normal_form.hpp).
-// A module pass, as in Relay.
+// A module pass, as in Relay. Every call stays (bound to a variable), so what
+// each function calls does not change: CallGraph is preserved.
 struct ToANormalForm : passinfra::CallablePass<ToANormalForm> {
   static constexpr passinfra::PassInfo info{"ToANormalForm", 1};
+  using preserves = passinfra::preserves<CallGraph>;
   template <class Ctx>
   Module transform(const Module& m, Ctx& /*ctx*/) const {
     return to_a_normal_form(m);
   }
 };
+// [to-a-normal-form]
 
 // CanonicalizeOps: nn.bias_add into add of expand_dims (canonicalize_ops.hpp).
 struct CanonicalizeOps : passinfra::CallablePass<CanonicalizeOps> {
@@ -227,8 +295,14 @@ struct CanonicalizeOps : passinfra::CallablePass<CanonicalizeOps> {
   using required = passinfra::requires_passes<InferType>;
   template <class Ctx>
   Module transform(Module m, Ctx& ctx) const {
-    return detail::run_function_pass(info, std::move(m), ctx,
-                                     [](const Function& fn, const Module& mod) { return canonicalize_ops(fn, mod); });
+    return detail::run_function_pass(info, std::move(m), ctx, [&ctx](const Function& fn, const Module& mod) {
+      // With a manager: only functions that call nn.bias_add, typed through FunctionTypes.
+      const CallGraphInfo* calls = find_analysis<CallGraph>(ctx, mod);
+      if (calls == nullptr) return canonicalize_ops(fn, mod);
+      if (!calls->calls(mod.name_of(fn), "nn.bias_add")) return fn;
+      ensure_types(ctx, fn, mod);
+      return tinyir::detail::OpCanonicalizer().mutate_function(fn);
+    });
   }
 };
 
@@ -246,8 +320,13 @@ struct ConvertLayout : passinfra::CallablePass<ConvertLayout> {
 
   template <class Ctx>
   Module transform(Module m, Ctx& ctx) const {
-    return detail::run_function_pass(info, std::move(m), ctx, [this](const Function& fn, const Module& mod) {
-      return convert_layout(fn, mod, desired_layouts);
+    return detail::run_function_pass(info, std::move(m), ctx, [this, &ctx](const Function& fn, const Module& mod) {
+      // With a manager: only functions that call nn.conv2d, typed through FunctionTypes.
+      const CallGraphInfo* calls = find_analysis<CallGraph>(ctx, mod);
+      if (calls == nullptr) return convert_layout(fn, mod, desired_layouts);
+      if (!calls->calls(mod.name_of(fn), "nn.conv2d")) return fn;
+      ensure_types(ctx, fn, mod);
+      return tinyir::detail::LayoutConverter(desired_layouts).run(fn);
     });
   }
 };

@@ -15,15 +15,19 @@
 // whose parser leaves them untyped names its type inference as a Then pass
 // (tinyir: AnnotateSpans<InferType>, as Relay's parser runs InferType); the
 // Then passes are nested, instrumented runs under the same context, without
-// a PassEnabled check. An IR that cannot print or parse itself fails to
-// compile with a message saying which of the two is missing.
+// a PassEnabled check. Under an analysis manager the cache is emptied before
+// them (the parsed module shares no node with the input). An IR that cannot
+// print or parse itself fails to compile with a message saying which of the
+// two is missing.
 #pragma once
 
 #include <string_view>
 #include <utility>
 
+#include "passinfra/core/analysis_handle.hpp"
 #include "passinfra/core/ir_traits.hpp"
 #include "passinfra/core/pass_info.hpp"
+#include "passinfra/core/preserved_analyses.hpp"
 #include "passinfra/core/run.hpp"
 
 namespace passinfra {
@@ -49,6 +53,11 @@ struct AnnotateSpans : CallablePass<AnnotateSpans<Then...>> {
       return ir;
     } else {
       IR annotated = ir_traits<IR>::parse(ir_traits<IR>::print(std::as_const(ir)), source_name);
+      // Every node is new: under an analysis manager, nothing cached describes
+      // `annotated`, so drop it all before the Then passes run (SPEC §10.1).
+      if constexpr (HasAnalyses<Ctx>) {
+        if (analyses_available(ctx)) ctx.analyses().invalidate(PreservedAnalyses::none());
+      }
       ((annotated = run(Then{}, std::move(annotated), ctx)), ...);
       return annotated;
     }
