@@ -4,6 +4,7 @@
 
 #include "passinfra/core.hpp"
 #include "passinfra/dynamic.hpp"
+#include "passinfra/instruments/analysis_preservation_checker.hpp"
 #include "passinfra/instruments/crash_reproducer.hpp"
 #include "passinfra/instruments/output.hpp"
 #include "passinfra/instruments/pass_bisect.hpp"
