@@ -13,8 +13,10 @@
 #include <vector>
 
 #include <passinfra/core.hpp>
+#include <passinfra/dynamic.hpp>
 #include <passinfra/instruments/pass_timing_instrument.hpp>
 
+#include "support/analysis_ir.hpp"
 #include "support/mini_json.hpp"
 #include "support/recorder.hpp"
 #include "support/test_ir.hpp"
@@ -40,6 +42,87 @@ void compute(Timing& timing, const TestIR& ir, AnalysisInfo info, std::int64_t n
 }
 void compute(Timing& timing, const TestIR& ir, AnalysisInfo info, std::int64_t ns) {
   compute(timing, ir, info, ns, [] {});
+}
+
+// ---- with a manager: analyses that spend time on one clock ----------------
+
+ManualClock& analysis_clock() {
+  static ManualClock clock;
+  return clock;
+}
+struct SlowB {
+  static constexpr AnalysisInfo info{"SlowB"};
+  using result_type = long;
+  long run(const AModule&) const {
+    analysis_clock().advance(18 * us);
+    return 1;
+  }
+};
+struct SlowA {
+  static constexpr AnalysisInfo info{"SlowA"};
+  using result_type = long;
+  using depends_on = passinfra::depends_on<SlowB>;
+  long run(const AModule& m, auto& deps) const {
+    analysis_clock().advance(30 * us);
+    return deps.template get<SlowB>() + m.version;
+  }
+};
+// 100us per element of the function's body.
+struct SlowFn {
+  static constexpr AnalysisInfo info{"SlowFn"};
+  using unit = passinfra::function_unit;
+  using result_type = long;
+  long run(const AFunc& f, const AModule&) const {
+    analysis_clock().advance(static_cast<std::int64_t>(f.body.size()) * 100 * us);
+    return static_cast<long>(f.body.size());
+  }
+};
+// Spends 200us, then throws TestError(9).
+struct Failing {
+  static constexpr AnalysisInfo info{"Failing"};
+  using result_type = long;
+  long run(const AModule&) const {
+    analysis_clock().advance(200 * us);
+    throw_test_error(9, "analysis Failing failed");
+  }
+};
+
+using Manager = passinfra::AnalysisManager<AModule, passinfra::analyses<SlowA, SlowFn, Failing>>;
+
+struct StaticWithManager {
+  static auto context(Manager& am, Timing& timing) {
+    return passinfra::make_pass_context<AModule>({}, am, std::ref(timing));
+  }
+};
+struct DynamicWithManager {
+  static passinfra::PassContext<AModule> context(Manager& am, Timing& timing) {
+    return passinfra::PassContext<AModule>({}, {passinfra::AnyInstrument<AModule>(std::ref(timing))}, &am);
+  }
+};
+
+// A pass that spends `before`, requests SlowA twice (the second is cached), spends `after`.
+auto requests_slow_a(std::int64_t before, std::int64_t after) {
+  return passinfra::module_pass(
+      PassInfo{"FoldConstant", 2},
+      [before, after](AModule m, auto& ctx) {
+        analysis_clock().advance(before);
+        (void)ctx.analyses().template get<SlowA>(m);
+        (void)ctx.analyses().template get<SlowA>(m);
+        analysis_clock().advance(after);
+        return m;
+      },
+      passinfra::preserves_all{});
+}
+
+// A pass that requests SlowFn for every function (f: 3 elements, g: 2, h: 1).
+auto requests_slow_fn() {
+  return passinfra::module_pass(
+      PassInfo{"PerFunction", 0},
+      [](AModule m, auto& ctx) {
+        for (const auto& f : m.functions) (void)ctx.analyses().template get<SlowFn>(m, f);
+        return m;
+      },
+      passinfra::preserves_all{});
 }
 
 }  // namespace
@@ -220,4 +303,112 @@ TEST_CASE("Analysis timing: the Chrome trace gives analyses \"cat\":\"analysis\"
   CHECK(text.find(R"({"name":"CallGraph","cat":"analysis","ph":"X","ts":0.000,"dur":2.000,"pid":1,"tid":1})") !=
         std::string::npos);
   CHECK(text.find(R"("args":{"failed":true,"function":"@main"}})") != std::string::npos);
+}
+
+TEST_CASE_TEMPLATE(
+    "Analysis timing: through a manager, a miss is timed under the requesting pass, a cached lookup "
+    "is not (SPEC 10.7)",
+    L, StaticWithManager, DynamicWithManager) {
+  Manager am;
+  Timing timing(analysis_clock());
+  auto ctx = L::context(am, timing);
+  AModule m = passinfra::run(requests_slow_a(50 * us, 32 * us), make_module(), ctx);
+  CHECK(timing.render() ==
+        "FoldConstant: 130us [82us] (100.00%; 100.00%)\n"
+        "\t(A) SlowA: 48us [30us] (36.92%; 36.92%)\n"
+        "\t\t(A) SlowB: 18us [18us] (13.85%; 37.50%)\n");
+  // Everything is cached now: a second run times the pass alone.
+  timing.clear();
+  m = passinfra::run(requests_slow_a(10 * us, 0), std::move(m), ctx);
+  CHECK(timing.render() == "FoldConstant: 10us [10us] (100.00%; 100.00%)\n");
+}
+
+TEST_CASE_TEMPLATE("Analysis timing: a function analysis gives one entry per function, one render_list() row", L,
+                   StaticWithManager, DynamicWithManager) {
+  Manager am;
+  Timing timing(analysis_clock());
+  auto ctx = L::context(am, timing);
+  (void)passinfra::run(requests_slow_fn(), make_module(), ctx);
+  CHECK(timing.render() ==
+        "PerFunction: 600us [0us] (100.00%; 100.00%)\n"
+        "\t(A) SlowFn: 300us [300us] (50.00%; 50.00%)\n"
+        "\t(A) SlowFn: 200us [200us] (33.33%; 33.33%)\n"
+        "\t(A) SlowFn: 100us [100us] (16.67%; 16.67%)\n");
+  const auto tree = timing.profile();
+  REQUIRE(tree.size() == 1);
+  REQUIRE(tree[0].children.size() == 3);
+  CHECK(tree[0].children[0].function == "f");
+  CHECK(tree[0].children[1].function == "g");
+  CHECK(tree[0].children[2].function == "h");
+  const std::string list = timing.render_list();
+  CHECK(list.find("       600us (100.00%)        0us (  0.00%)       1  PerFunction\n") != std::string::npos);
+  CHECK(list.find("       600us (100.00%)      600us (100.00%)       3  (A) SlowFn\n") != std::string::npos);
+  const Json doc = parse_json(timing.to_chrome_trace_json());
+  const auto& events = doc["traceEvents"].as_array();
+  REQUIRE(events.size() == 4);
+  CHECK(events[0]["cat"].as_string() == "pass");
+  CHECK_FALSE(events[0].has("args"));
+  for (std::size_t i = 1; i < 4; ++i) {
+    CHECK(events[i]["name"].as_string() == "SlowFn");
+    CHECK(events[i]["cat"].as_string() == "analysis");
+  }
+  CHECK(events[2]["args"]["function"].as_string() == "g");
+}
+
+TEST_CASE_TEMPLATE("Analysis timing: an analysis that throws is closed and marked failed, the pass after it", L,
+                   StaticWithManager, DynamicWithManager) {
+  Manager am;
+  Timing timing(analysis_clock());
+  auto ctx = L::context(am, timing);
+  SUBCASE("the body catches it: the pass ends normally") {
+    auto p = passinfra::module_pass(PassInfo{"Tries", 0}, [](AModule m, auto& c) {
+      try {
+        (void)c.analyses().template get<Failing>(m);
+      } catch (const TestError&) {
+        analysis_clock().advance(100 * us);
+      }
+      return m;
+    });
+    (void)passinfra::run(p, make_module(), ctx);
+    CHECK(timing.render() ==
+          "Tries: 300us [100us] (100.00%; 100.00%)\n"
+          "\t(A) Failing: 200us [200us] (66.67%; 66.67%)\n");
+    const auto tree = timing.profile();
+    CHECK_FALSE(tree.at(0).failed);
+    CHECK(tree.at(0).children.at(0).failed);
+  }
+  SUBCASE("it leaves the body: both are failed") {
+    auto p = passinfra::module_pass(PassInfo{"Fails", 0}, [](AModule m, auto& c) {
+      (void)c.analyses().template get<Failing>(m);
+      return m;
+    });
+    CHECK_THROWS_AS((void)passinfra::run(p, make_module(), ctx), TestError);
+    CHECK(timing.render() ==
+          "Fails: 200us [0us] (100.00%; 100.00%)\n"
+          "\t(A) Failing: 200us [200us] (100.00%; 100.00%)\n");
+    const auto tree = timing.profile();
+    CHECK(tree.at(0).failed);
+    CHECK(tree.at(0).children.at(0).failed);
+  }
+  // Nothing is left open: the next pass is a top-level entry.
+  (void)passinfra::run(requests_slow_a(0, 0), make_module(), ctx);
+  CHECK(timing.profile().back().name == "FoldConstant");
+}
+
+TEST_CASE_TEMPLATE("Analysis timing: ctx.analyses() used outside any pass gives top-level entries", L,
+                   StaticWithManager, DynamicWithManager) {
+  Manager am;
+  Timing timing(analysis_clock());
+  auto ctx = L::context(am, timing);
+  const AModule m = make_module();
+  (void)ctx.analyses().template get<SlowA>(m);
+  (void)ctx.analyses().template get<SlowFn>(m, m.functions[1]);
+  CHECK(timing.render() ==
+        "(A) SlowA: 48us [30us] (19.35%; 19.35%)\n"
+        "\t(A) SlowB: 18us [18us] (7.26%; 37.50%)\n"
+        "(A) SlowFn: 200us [200us] (80.65%; 80.65%)\n");
+  // Direct use of the manager fires no hook: nothing more is timed.
+  am.clear();
+  (void)am.get<SlowA>(m);
+  CHECK(timing.profile().size() == 2);
 }
