@@ -45,6 +45,13 @@ mask() { sed -E 's/[0-9]+us/<N>us/g; s/[0-9]+\.[0-9]+%/<P>%/g; s/"(ts|dur)": ?[0
 } >"$out/time.txt" 2>&1; echo "exit $?" >>"$out/time.txt"
 
 {
+  # [analyses]
+  tinyir-opt --passes='require(analysis="CallGraph"),InferType,FuseOps' --verify-analyses --time-passes \
+    --disable-output model.tir
+  # [analyses]
+} >"$out/analyses.txt" 2>&1; echo "exit $?" >>"$out/analyses.txt"
+
+{
   # [bisect-all]
   tinyir-opt --passes=InferType,FoldConstant,FuseOps --opt-bisect-limit=-1 --disable-output model.tir
   # [bisect-all]

@@ -28,6 +28,16 @@
 // the log sink before returning. Every file it writes (-o, --time-trace,
 // --report, --crash-reproducer) is written atomically (tool/atomic_file.hpp).
 //
+// Analyses (SPEC §10): the context holds an AnalysisManager<IR> (one per
+// run, so one per --split-input-file chunk), so passes that ask
+// ctx.analyses() get cached results, `require(analysis="X")`,
+// `invalidate(analysis="X")` and `invalidate_all` work in --passes for the
+// analyses the registry holds (PassRegistry::add_analysis), and
+// --time-passes shows the analyses as "(A) <name>" rows under the pass that
+// asked. --verify-analyses adds the AnalysisPreservationChecker (SPEC
+// §10.10) just before the verifier: a pass whose preserved results differ
+// from a recomputation fails the run (exit 1) with the checker's message.
+//
 // CLI11 (Debian libcli11-dev) binds the options; the driver tokenizes the
 // command line itself first, so that unknown options and missing values get
 // SPEC §12.5's messages with a did-you-mean, and no CLI11 type appears here.
@@ -73,6 +83,7 @@
 #include "passinfra/detail/suggest.hpp"
 #include "passinfra/dynamic.hpp"
 #include "passinfra/dynamic/statistics_report.hpp"
+#include "passinfra/instruments/analysis_preservation_checker.hpp"
 #include "passinfra/instruments/crash_reproducer.hpp"
 #include "passinfra/instruments/output.hpp"
 #include "passinfra/instruments/pass_bisect.hpp"
@@ -164,6 +175,7 @@ inline constexpr OptionSpec option_specs[] = {
     {"statistics", Arity::optional_value, "print pass statistics after the run: text (default) or json", "text"},
     {"opt-bisect-limit", Arity::value, "run only passes 1..N (-1: all, numbers still printed)"},
     {"verify-each", Arity::flag, "verify the IR after every pass"},
+    {"verify-analyses", Arity::flag, "after every pass, recompute the analyses it kept and compare (slow)"},
     {"no-verify", Arity::flag, "do not verify the parsed input and the final output"},
     {"crash-reproducer", Arity::value, "on a pass failure, write a reproducer to this file"},
     {"split-input-file", Arity::optional_value, "process each chunk between marker lines on its own", ""},
@@ -399,6 +411,7 @@ struct Flags {
   std::string bisect_text;
   std::optional<long long> bisect;
   bool verify_each = false;
+  bool verify_analyses = false;
   bool no_verify = false;
   std::string crash_reproducer;
   std::optional<std::string> split_marker;
@@ -463,6 +476,7 @@ inline std::optional<std::string> bind(const Tokens& tokens, Flags& f, const std
   value("--statistics", f.statistics_text);
   value("--opt-bisect-limit", f.bisect_text);
   flag("--verify-each", f.verify_each);
+  flag("--verify-analyses", f.verify_analyses);
   flag("--no-verify", f.no_verify);
   value("--crash-reproducer", f.crash_reproducer);
   value("--report", f.report);
@@ -738,6 +752,30 @@ class FailureRecorder {
   bool locations_;
   std::vector<std::string> inputs_;
   std::exception_ptr reported_;
+};
+
+// --verify-analyses: the AnalysisPreservationChecker, noting which pass it
+// failed (its throw comes from an after hook, so the failure hooks name the
+// enclosing pass; the error message names the one whose claim was false).
+template <class IR>
+class AnalysisCheckDriver {
+ public:
+  explicit AnalysisCheckDriver(AnalysisManager<IR>& am) : checker_(am) {}
+  std::string_view name() const noexcept { return "AnalysisPreservationChecker"; }
+  void run_after_pass(const IR& ir, const PassInfo& info) {
+    try {
+      checker_.run_after_pass(ir, info);
+    } catch (...) {
+      failed = std::current_exception();
+      failed_pass = std::string(info.name);
+      throw;
+    }
+  }
+  std::exception_ptr failed;  // what the checker threw, and after which pass
+  std::string failed_pass;
+
+ private:
+  AnalysisPreservationChecker<IR> checker_;
 };
 
 // The same with the inputs kept (separate type: the hooks cost only when asked for).
@@ -1211,6 +1249,8 @@ class Driver {
 
   // The instruments of SPEC §12.1, in order, around one run of the pipeline.
   int run_pipeline(std::optional<IR>& ir, OptReportChunk& chunk) {
+    // The analyses of this run's IR (SPEC §10); it outlives the context.
+    AnalysisManager<IR> analyses;
     std::vector<AnyInstrument<IR>> list;
     const bool timing = flags_.time_passes || !flags_.time_trace.empty() || !flags_.report.empty();
     if (timing) {
@@ -1252,6 +1292,11 @@ class Driver {
       failure = std::make_shared<FailureRecorder<IR>>(false, locations);
       list.emplace_back(failure);
     }
+    std::shared_ptr<AnalysisCheckDriver<IR>> analysis_check;
+    if (flags_.verify_analyses) {
+      analysis_check = std::make_shared<AnalysisCheckDriver<IR>>(analyses);
+      list.emplace_back(analysis_check);
+    }
     if constexpr (VerifiableIR<IR>) {
       if (flags_.verify_each) {
         list.emplace_back(std::make_shared<VerifierInstrument<std::function<std::optional<std::string>(const IR&)>>>(
@@ -1261,7 +1306,7 @@ class Driver {
     }
     PassContextOptions context_options{flags_.opt_level, flags_.required, flags_.disabled, config_};
     try {
-      PassContext<IR> ctx(std::move(context_options), DynamicInstruments<IR>(std::move(list)));
+      PassContext<IR> ctx(std::move(context_options), DynamicInstruments<IR>(std::move(list)), &analyses);
       IR input = std::move(*ir);
       ir.reset();
       ir.emplace(ctx.with([&] { return passinfra::run(*pipeline_, std::move(input), ctx); }));
@@ -1271,6 +1316,10 @@ class Driver {
       // name the enclosing pass; the error names the one that broke the IR.
       return pass_failed(e.pass_name(), failure ? failure->pass_input : std::string(), e.what(), chunk);
     } catch (const std::exception& e) {
+      if (analysis_check && analysis_check->failed == std::current_exception()) {
+        // The checker's message names the pass whose claim was false.
+        return pass_failed(analysis_check->failed_pass, failure ? failure->pass_input : std::string(), e.what(), chunk);
+      }
       return pass_failed(failure ? failure->pass : std::nullopt, failure ? failure->pass_input : std::string(),
                          e.what(), chunk);
     } catch (...) {
@@ -1404,6 +1453,8 @@ class Driver {
     if (timer_) {
       const std::function<void(const std::vector<PassProfile>&)> add = [&](const std::vector<PassProfile>& list) {
         for (const auto& p : list) {
+          // Analyses (SPEC §10.7) are not passes: the report's rows are the passes'.
+          if (p.analysis) continue;
           auto [it, inserted] = rows.try_emplace(p.name, OptReportPass{p.name});
           if (inserted) order.push_back(p.name);
           it->second.total_us +=
@@ -1456,18 +1507,27 @@ class Driver {
     };
     out += Formatter().make_groups(&app, CLI::AppFormatMode::Normal);
     out += "\nAvailable passes:\n";
-    const std::string passes = registry_.describe();
+    indent_lines(registry_.describe(), out);
+    // Only when there are some: an IR without analyses gets SPEC §12.1's help as it was.
+    if (const std::string analyses = registry_.describe_analyses(); !analyses.empty()) {
+      out += "\nAvailable analyses (require(analysis=\"<name>\"), invalidate(analysis=\"<name>\")):\n";
+      indent_lines(analyses, out);
+    }
+    io_.out << out;
+  }
+
+  // Each line of `text` indented by 2, into `out` (a last line gets its newline).
+  static void indent_lines(const std::string& text, std::string& out) {
     std::size_t pos = 0;
-    while (pos < passes.size()) {
-      const std::size_t nl = passes.find('\n', pos);
-      out += "  " + passes.substr(pos, nl == std::string::npos ? std::string::npos : nl + 1 - pos);
+    while (pos < text.size()) {
+      const std::size_t nl = text.find('\n', pos);
+      out += "  " + text.substr(pos, nl == std::string::npos ? std::string::npos : nl + 1 - pos);
       if (nl == std::string::npos) {
         out += '\n';
         break;
       }
       pos = nl + 1;
     }
-    io_.out << out;
   }
 
   std::span<const std::string> args_;
