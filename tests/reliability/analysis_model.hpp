@@ -188,10 +188,12 @@ struct Node;
 
 struct Action {
   enum class Kind { get, get_caught, cached, preserve, preserve_all, abandon, nested, fail } kind = Kind::get;
-  int key = 0;          // get / get_caught / cached: the analysis; preserve / abandon: the key
-  int function = -1;    // function analyses: the function (-1: the function a function pass is visiting)
-  int fault = 0;        // fail: the fault id it throws
-  bool caught = false;  // nested: the body catches what the nested run throws
+  int key = 0;           // get / get_caught / cached: the analysis; preserve / abandon: the key
+  int function = -1;     // function analyses: the function (-1: the function a function pass is visiting)
+  int fault = 0;         // fail: the fault id it throws
+  bool caught = false;   // nested: the body catches what the nested run throws
+  bool by_name = false;  // get / get_caught / preserve / abandon of an analysis: by its name
+                         // (ctx.analyses().get("MA", ir), preserve("MA")): the same entry, the same key
 };
 
 struct Node {
@@ -203,6 +205,8 @@ struct Node {
   std::vector<std::vector<Action>> fn_actions;  // function pass: per function (f, g)
   std::vector<Node> children;                   // seq
   std::vector<Node> nested;                     // module pass: the pipeline its `nested` action runs
+  std::vector<Node> required;                   // a Sequential's child: its requires_passes (module
+                                                // passes), run before it, ungated (SPEC §4)
   int analysis = 0;                             // require / invalidate
   int static_index = -1;                        // static shapes: which pass type stands for it
 };
@@ -524,7 +528,9 @@ class Model {
     switch (n.kind) {
       case Node::Kind::seq:
         for (const Node& child : n.children) {
-          if (pass_enabled(child)) run_pass(child, trail);
+          if (!pass_enabled(child)) continue;
+          for (const Node& r : child.required) run_pass(r, trail);  // ordinary runs: their sets apply
+          run_pass(child, trail);
         }
         return {true, 0, 0};
       case Node::Kind::require:
@@ -633,7 +639,7 @@ inline std::string join(const std::vector<std::string>& v) {
 
 inline std::string describe_action(const Action& a) {
   auto target = [&] {
-    std::string s = key_name(a.key);
+    std::string s = a.by_name ? std::string("\"") + key_name(a.key) + "\"" : std::string(key_name(a.key));
     if (a.kind != Action::Kind::preserve && a.kind != Action::Kind::abandon && is_function_analysis(a.key)) {
       s += a.function >= 0 ? std::string("@") + function_name(a.function) : std::string("@current");
     }
@@ -686,6 +692,10 @@ inline void describe_node(const Node& n, int depth, std::string& out) {
   }
   if (n.static_index >= 0) out += " [static #" + std::to_string(n.static_index) + "]";
   out += "\n";
+  for (const Node& r : n.required) {
+    out += std::string(2 * static_cast<std::size_t>(depth) + 2, ' ') + "(requires)\n";
+    describe_node(r, depth + 2, out);
+  }
   for (const Node& c : n.children) describe_node(c, depth + 1, out);
   for (const Node& c : n.nested) describe_node(c, depth + 2, out);
 }
@@ -802,6 +812,9 @@ inline Action random_action(Rng& rng, bool in_function_pass, bool may_nest) {
   }
   if (is_function_analysis(a.key)) a.function = in_function_pass && rng.chance(75) ? -1 : rng.below(kFunctions);
   if (a.kind == Action::Kind::nested) a.caught = rng.chance(40);
+  const bool nameable = a.kind == Action::Kind::get || a.kind == Action::Kind::get_caught ||
+                        a.kind == Action::Kind::preserve || a.kind == Action::Kind::abandon;
+  if (nameable && a.key < kAnalyses) a.by_name = rng.chance(25);
   return a;
 }
 
@@ -814,6 +827,17 @@ inline std::vector<Action> random_actions(Rng& rng, int max, bool in_function_pa
 
 namespace detail {
 
+// A required pass: a module pass named R0..R2 (any declaration, its own actions).
+inline Node random_required(Rng& rng) {
+  Node r;
+  r.kind = Node::Kind::module_pass;
+  r.name = "R" + std::to_string(rng.below(3));
+  r.opt_level = rng.below(4);  // (not gated: required passes run whatever their level)
+  r.decl = rng.below(kDecls);
+  r.actions = random_actions(rng, 3, false, false);
+  return r;
+}
+
 inline Node random_tree(Rng& rng, int depth) {
   Node n;
   const int r = rng.below(100);
@@ -823,7 +847,14 @@ inline Node random_tree(Rng& rng, int depth) {
     n.name = rng.chance(70) ? "sequential" : "S1";
     n.opt_level = rng.chance(80) ? 0 : rng.below(4);
     const int children = rng.below(6);
-    for (int i = 0; i < children; ++i) n.children.push_back(random_tree(rng, depth + 1));
+    for (int i = 0; i < children; ++i) {
+      n.children.push_back(random_tree(rng, depth + 1));
+      Node& c = n.children.back();
+      if ((c.kind == Node::Kind::module_pass || c.kind == Node::Kind::function_pass) && rng.chance(20)) {
+        const int r = 1 + rng.below(2);
+        for (int k = 0; k < r; ++k) c.required.push_back(random_required(rng));
+      }
+    }
     return n;
   }
   const int k = rng.below(100);
@@ -870,6 +901,7 @@ inline void collect_bodies(Node& n, std::vector<std::vector<Action>*>& out) {
   if (n.kind == Node::Kind::function_pass) {
     for (auto& l : n.fn_actions) out.push_back(&l);
   }
+  for (auto& c : n.required) collect_bodies(c, out);
   for (auto& c : n.children) collect_bodies(c, out);
   for (auto& c : n.nested) collect_bodies(c, out);
 }

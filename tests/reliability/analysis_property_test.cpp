@@ -552,6 +552,11 @@ void act(const Action& a, const PIR& m, const PFn* fn, Ctx& ctx) {
   if (target >= 0 && a.function < 0 && fn) unit = fn;
   const std::string name = anmodel::result_name(a.key, target);
   auto get = [&]() -> int {
+    if (a.by_name) {
+      const std::string_view n = anmodel::key_name(a.key);
+      const auto& r = unit ? am.get(n, m, *unit) : am.get(n, m);
+      return r.template get<Res>().serial;
+    }
     return with_analysis(a.key, [&](auto t) -> int {
       using A = typename decltype(t)::type;
       if constexpr (std::is_same_v<passinfra::unit_of_t<A>, passinfra::function_unit>) {
@@ -586,13 +591,21 @@ void act(const Action& a, const PIR& m, const PFn* fn, Ctx& ctx) {
       break;
     }
     case Action::Kind::preserve:
-      with_key(a.key, [&](auto t) { am.template preserve<typename decltype(t)::type>(); });
+      if (a.by_name) {
+        am.preserve(std::string_view(anmodel::key_name(a.key)));
+      } else {
+        with_key(a.key, [&](auto t) { am.template preserve<typename decltype(t)::type>(); });
+      }
       break;
     case Action::Kind::preserve_all:
       am.preserve_all();
       break;
     case Action::Kind::abandon:
-      with_key(a.key, [&](auto t) { am.template abandon<typename decltype(t)::type>(); });
+      if (a.by_name) {
+        am.abandon(std::string_view(anmodel::key_name(a.key)));
+      } else {
+        with_key(a.key, [&](auto t) { am.template abandon<typename decltype(t)::type>(); });
+      }
       break;
     case Action::Kind::nested:
     case Action::Kind::fail:
@@ -689,14 +702,20 @@ AnyPass<PIR> build_dynamic(const Node& n) {
       return AnyPass<PIR>(passinfra::DynamicSequential<PIR>(std::move(children), PassInfo{n.name, n.opt_level}));
     }
     case Node::Kind::module_pass:
+    case Node::Kind::function_pass: {
+      std::vector<AnyPass<PIR>> required;
+      for (const auto& r : n.required) required.push_back(build_dynamic(r));
       return with_decl(n.decl, [&](auto d) {
-        DynModulePass<decltype(d)::value> p;
+        constexpr int D = decltype(d)::value;
+        if (n.kind == Node::Kind::function_pass) {
+          return AnyPass<PIR>(make_function_pass<D>(n), std::move(required));
+        }
+        DynModulePass<D> p;
         p.node = &n;
         if (!n.nested.empty()) p.nested = std::make_shared<const AnyPass<PIR>>(build_dynamic(n.nested.front()));
-        return AnyPass<PIR>(std::move(p));
+        return AnyPass<PIR>(std::move(p), std::move(required));
       });
-    case Node::Kind::function_pass:
-      return with_decl(n.decl, [&](auto d) { return AnyPass<PIR>(make_function_pass<decltype(d)::value>(n)); });
+    }
     case Node::Kind::require:
       return with_analysis(n.analysis, [&](auto t) -> AnyPass<PIR> {
         using A = typename decltype(t)::type;
@@ -720,12 +739,13 @@ AnyPass<PIR> build_dynamic(const Node& n) {
 // ------------------------------------------------------------ the static shapes
 
 // The nodes the static pass types of the current scenario stand for.
-thread_local std::array<const Node*, 8> g_bound{};
+thread_local std::array<const Node*, 16> g_bound{};  // 0-7: pipeline passes, 8-15: required passes
 
 // SM<I, D>: a module pass bound to node I, declaration Decl<D>; SMn<I, D, Inner>:
 // the same, whose `nested` action runs an Inner (held by value).
-template <int I, int D, class Inner = void>
+template <int I, int D, class Inner = void, class Req = passinfra::requires_passes<>>
 struct SMBase {
+  using required = Req;
   // The nested pipeline (set by with_shape: function passes have no default constructor).
   [[no_unique_address]] std::conditional_t<std::is_void_v<Inner>, std::monostate, std::optional<Inner>> inner{};
   PassInfo info() const {
@@ -743,12 +763,31 @@ struct SMBase {
     });
   }
 };
-template <int I, int D, class Inner = void>
-struct SM : SMBase<I, D, Inner> {
+template <int I, int D, class Inner = void, class Req = passinfra::requires_passes<>>
+struct SM : SMBase<I, D, Inner, Req> {
   using preserves = typename Decl<D>::type;
 };
-template <int I, class Inner>
-struct SM<I, 0, Inner> : SMBase<I, 0, Inner> {};
+template <int I, class Inner, class Req>
+struct SM<I, 0, Inner, Req> : SMBase<I, 0, Inner, Req> {};
+
+// RM<J, D>: a required pass (requires_passes needs a compile-time name: R<J>), bound to node 8 + J.
+constexpr std::string_view kRequiredNames[] = {"R0", "R1", "R2"};
+template <int J>
+struct RMBase {
+  static constexpr PassInfo info{kRequiredNames[J], 0};
+  PIR transform(PIR ir, auto& ctx) const {
+    return module_body(*g_bound[8 + J], std::move(ir), ctx, [&](PIR in) {
+      FAIL("a nested action in a required pass");
+      return in;
+    });
+  }
+};
+template <int J, int D>
+struct RM : RMBase<J> {
+  using preserves = typename Decl<D>::type;
+};
+template <int J>
+struct RM<J, 0> : RMBase<J> {};
 
 template <int I>
 struct SFBody {
@@ -783,6 +822,10 @@ Node t_module(int index, int decl, std::vector<Node> nested = {}) {
   n.nested = std::move(nested);
   return n;
 }
+Node t_required(Node n, std::vector<Node> required) {
+  n.required = std::move(required);
+  return n;
+}
 Node t_function(int index, int decl) {
   Node n;
   n.kind = Node::Kind::function_pass;
@@ -803,10 +846,11 @@ Node t_util(Node::Kind kind, int analysis = 0) {
   return n;
 }
 
-// Shape 0: Sequential<SM<0,0>, SF<1,3>, SM<2,2>, RequireAnalysis<MB>, SM<3,1>, SF<4,0>, InvalidateAnalysis<FA>,
-// SM<5,5>>
-using Shape0 =
-    Sequential<SM<0, 0>, SF<1, 3>, SM<2, 2>, RequireAnalysis<MB>, SM<3, 1>, SF<4, 0>, InvalidateAnalysis<FA>, SM<5, 5>>;
+// Shape 0: Sequential<SM<0,0>, SF<1,3>, SM<2,2> (requiring a pass that preserves SetX), RequireAnalysis<MB>,
+// SM<3,1>, SF<4,0>, InvalidateAnalysis<FA>, SM<5,5>>
+using Req0 = passinfra::requires_passes<RM<0, 5>>;
+using Shape0 = Sequential<SM<0, 0>, SF<1, 3>, SM<2, 2, void, Req0>, RequireAnalysis<MB>, SM<3, 1>, SF<4, 0>,
+                          InvalidateAnalysis<FA>, SM<5, 5>>;
 // Shape 1: a pass whose body runs a static Sequential; InvalidateAllAnalyses.
 using Inner1 = Sequential<SM<2, 0>, SF<3, 6>>;
 using Shape1 = Sequential<SF<0, 4>, SM<1, 5, Inner1>, InvalidateAllAnalyses, SM<4, 7>, SF<5, 1>>;
@@ -814,15 +858,17 @@ using Shape1 = Sequential<SF<0, 4>, SM<1, 5, Inner1>, InvalidateAllAnalyses, SM<
 using Inner2b = SM<4, 4>;
 using Inner2 = Sequential<SM<1, 3>, SF<2, 2>, SM<3, 0, Inner2b>>;
 using Shape2 = SM<0, 6, Inner2>;
-// Shape 3: nested Sequentials, RequireAnalysis<MC>, InvalidateAnalysis<MA>.
+// Shape 3: nested Sequentials, RequireAnalysis<MC>, InvalidateAnalysis<MA>, two required passes.
+using Req3 = passinfra::requires_passes<RM<1, 0>, RM<2, 1>>;
 using Shape3 = Sequential<SM<0, 0>, Sequential<SF<1, 5>, SM<2, 6>, RequireAnalysis<MC>>, SF<3, 7>,
-                          InvalidateAnalysis<MA>, SM<4, 0>>;
+                          InvalidateAnalysis<MA>, SM<4, 0, void, Req3>>;
 
 Node shape_template(int shape) {
   switch (shape) {
     case 0:
-      return t_seq({t_module(0, 0), t_function(1, 3), t_module(2, 2), t_util(Node::Kind::require, anmodel::MB),
-                    t_module(3, 1), t_function(4, 0), t_util(Node::Kind::invalidate, anmodel::FA), t_module(5, 5)});
+      return t_seq({t_module(0, 0), t_function(1, 3), t_required(t_module(2, 2), {t_module(8, 5)}),
+                    t_util(Node::Kind::require, anmodel::MB), t_module(3, 1), t_function(4, 0),
+                    t_util(Node::Kind::invalidate, anmodel::FA), t_module(5, 5)});
     case 1:
       return t_seq({t_function(0, 4), t_module(1, 5, {t_seq({t_module(2, 0), t_function(3, 6)})}),
                     t_util(Node::Kind::invalidate_all), t_module(4, 7), t_function(5, 1)});
@@ -830,7 +876,8 @@ Node shape_template(int shape) {
       return t_module(0, 6, {t_seq({t_module(1, 3), t_function(2, 2), t_module(3, 0, {t_module(4, 4)})})});
     default:
       return t_seq({t_module(0, 0), t_seq({t_function(1, 5), t_module(2, 6), t_util(Node::Kind::require, anmodel::MC)}),
-                    t_function(3, 7), t_util(Node::Kind::invalidate, anmodel::MA), t_module(4, 0)});
+                    t_function(3, 7), t_util(Node::Kind::invalidate, anmodel::MA),
+                    t_required(t_module(4, 0), {t_module(9, 0), t_module(10, 1)})});
   }
 }
 
@@ -850,6 +897,11 @@ void fill_shape(anmodel::Rng& rng, Node& n, bool top) {
       n.name = rng.pick(anmodel::pass_names());
       n.opt_level = rng.below(4);
       n.actions = anmodel::random_actions(rng, 5, false, false);
+      for (auto& r : n.required) {  // RM<J, D>: named R<J>, opt_level 0
+        r.name = "R" + std::to_string(r.static_index - 8);
+        r.opt_level = 0;
+        r.actions = anmodel::random_actions(rng, 3, false, false);
+      }
       if (!n.nested.empty()) {
         if (rng.chance(75)) {
           Action a;
@@ -904,6 +956,7 @@ Shaped generate_shaped(anmodel::Rng& rng) {
 
 void bind(const Node& n) {
   if (n.static_index >= 0) g_bound[static_cast<std::size_t>(n.static_index)] = &n;
+  for (const auto& c : n.required) bind(c);
   for (const auto& c : n.children) bind(c);
   for (const auto& c : n.nested) bind(c);
 }
@@ -1008,28 +1061,67 @@ void run_guarded(Actual& a, Run&& run) {
   }
 }
 
-// f(manager&) with the manager kind `mgr` (0: all listed, 1: one, 2: none).
+// f(manager&) with the manager kind `mgr` (0: all listed, 1: one, 2: none); with
+// `add_all`, every analysis object added first (am.add: names are then known to the
+// manager before any use, as by-name actions need).
 template <class F>
-void with_manager(int mgr, F&& f) {
+void with_manager(int mgr, bool add_all, F&& f) {
+  auto go = [&](auto& am) {
+    if (add_all) {
+      for (int k = 0; k < anmodel::kAnalyses; ++k) {
+        with_analysis(k, [&](auto t) { CHECK(am.add(typename decltype(t)::type{})); });
+      }
+    }
+    f(am);
+  };
   if (mgr == 0) {
     AllListed am;
-    f(am);
+    go(am);
   } else if (mgr == 1) {
     OneListed am;
-    f(am);
+    go(am);
   } else {
     NoneListed am;
-    f(am);
+    go(am);
   }
+}
+
+// Some pass of the tree has required passes.
+bool has_required(const Node& n) {
+  if (!n.required.empty()) return true;
+  for (const auto* group : {&n.children, &n.nested}) {
+    for (const auto& c : *group) {
+      if (has_required(c)) return true;
+    }
+  }
+  return false;
+}
+
+// Some action of the tree names an analysis by its name.
+bool uses_names(const Node& n) {
+  auto named = [](const std::vector<Action>& list) {
+    return std::any_of(list.begin(), list.end(), [](const Action& a) { return a.by_name; });
+  };
+  if (named(n.actions)) return true;
+  for (const auto& l : n.fn_actions) {
+    if (named(l)) return true;
+  }
+  for (const auto* group : {&n.children, &n.nested, &n.required}) {
+    for (const auto& c : *group) {
+      if (uses_names(c)) return true;
+    }
+  }
+  return false;
 }
 
 // The dynamic layer: PassContext<IR>(options, instruments, &am) running `pipeline`.
 template <class MakePipeline>
-Actual run_dynamic(const Scenario& s, int mgr, bool static_instrument_types, MakePipeline&& make_pipeline) {
+Actual run_dynamic(const Scenario& s, int mgr, bool add_all, bool static_instrument_types,
+                   MakePipeline&& make_pipeline) {
   Harness h(s);
   g_h = &h;
   Actual a;
-  with_manager(mgr, [&](auto& am) {
+  with_manager(mgr, add_all, [&](auto& am) {
     std::vector<AnyInstrument<PIR>> list;
     for (int i = 0; i < static_cast<int>(s.instruments.size()); ++i) {
       list.push_back(make_any_instrument(h, i, static_instrument_types));
@@ -1046,13 +1138,13 @@ Actual run_dynamic(const Scenario& s, int mgr, bool static_instrument_types, Mak
 }
 
 // The static layer: make_pass_context<IR>(options, am, instruments...) of the shape's family.
-Actual run_static(const Shaped& sh, int mgr) {
+Actual run_static(const Shaped& sh, int mgr, bool add_all) {
   const Scenario& s = sh.s;
   Harness h(s);
   g_h = &h;
   Actual a;
   const auto opts = options_of(s.context);
-  with_manager(mgr, [&](auto& am) {
+  with_manager(mgr, add_all, [&](auto& am) {
     auto go = [&](auto& ctx) {
       with_shape(sh.shape, s.root, [&](const auto& root) {
         run_guarded(a, [&] { return passinfra::run(root, aprop::make_ir(), ctx); });
@@ -1181,6 +1273,7 @@ struct Tally {
   int failures = 0;
   // How often the model's outcomes took the paths SPEC §10 describes.
   int escaped = 0, computed = 0, dropped = 0, analysis_failed = 0, caught = 0, cached_hits = 0;
+  int named = 0, required = 0;  // scenarios with by-name actions, with required passes
 
   void cover(const Outcome& m) {
     escaped += m.escaped.has_value();
@@ -1277,25 +1370,30 @@ TEST_CASE(
       const Scenario s = anmodel::generate(rng, true);
       const Outcome m = anmodel::run_model(s);
       const bool static_types = rng.chance(50);
-      const Actual a = run_dynamic(s, mgr, static_types, [&] { return build_dynamic(s.root); });
+      const bool add_all = uses_names(s.root) || rng.chance(50);
+      const Actual a = run_dynamic(s, mgr, add_all, static_types, [&] { return build_dynamic(s.root); });
       if (auto diff = compare(m, a); !diff.empty()) {
         report_failure(t, seed, index, std::string("dynamic, ") + manager_name(mgr), s, diff);
       }
       ++t.runs;
       t.cover(m);
+      t.named += uses_names(s.root);
+      t.required += has_required(s.root);
     } else {
       const Shaped sh = generate_shaped(rng);
       g_bound = {};
       bind(sh.s.root);
       const Outcome m = anmodel::run_model(sh.s);
+      const bool add_all = uses_names(sh.s.root) || rng.chance(50);
       const std::string shape = "static shape " + std::to_string(sh.shape) + ", family " + std::to_string(sh.family) +
                                 ", " + manager_name(mgr);
-      if (auto diff = compare(m, run_static(sh, mgr)); !diff.empty()) report_failure(t, seed, index, shape, sh.s, diff);
-      if (auto diff = compare(m, run_dynamic(sh.s, mgr, true, [&] { return build_dynamic(sh.s.root); }));
+      if (auto diff = compare(m, run_static(sh, mgr, add_all)); !diff.empty())
+        report_failure(t, seed, index, shape, sh.s, diff);
+      if (auto diff = compare(m, run_dynamic(sh.s, mgr, add_all, true, [&] { return build_dynamic(sh.s.root); }));
           !diff.empty()) {
         report_failure(t, seed, index, "dynamic (shaped), " + std::string(manager_name(mgr)), sh.s, diff);
       }
-      if (auto diff = compare(m, run_dynamic(sh.s, mgr, true,
+      if (auto diff = compare(m, run_dynamic(sh.s, mgr, add_all, true,
                                              [&] {
                                                std::optional<AnyPass<PIR>> erased;
                                                with_shape(sh.shape, sh.s.root,
@@ -1307,6 +1405,8 @@ TEST_CASE(
       }
       t.runs += 3;
       t.cover(m);
+      t.named += uses_names(sh.s.root);
+      t.required += has_required(sh.s.root);
     }
     ++t.scenarios;
   }
@@ -1316,7 +1416,8 @@ TEST_CASE(
                                      << " computing an analysis, " << t.dropped << " dropping results, "
                                      << t.analysis_failed << " with run_after_analysis_failed, " << t.caught
                                      << " catching in a body, " << t.cached_hits << " with a get_cached hit, "
-                                     << t.escaped << " with an escaping exception");
+                                     << t.escaped << " with an escaping exception, " << t.named
+                                     << " with by-name actions, " << t.required << " with required passes");
   CHECK(t.failures == 0);
   if (!only && !std::getenv("PASSINFRA_ANALYSIS_PROPERTY_COUNT")) {
     CHECK(t.scenarios >= PASSINFRA_ANALYSIS_PROPERTY_SCENARIOS);
