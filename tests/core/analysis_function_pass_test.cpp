@@ -189,3 +189,26 @@ TEST_CASE("analysis_function_pass: the IR's follow-up pass is an ordinary nested
   CHECK(log.events == Events{"r should_run FP", "r run_before_pass FP", "r should_run CheckBodies",
                              "r run_before_pass CheckBodies", "r run_after_pass CheckBodies", "r run_after_pass FP"});
 }
+
+namespace {
+struct SeesCount {
+  passinfra::AnalysisManager<pitest::FuncModule, passinfra::analyses<Count>>* am;
+  std::vector<std::string>* seen;
+  void run_before_pass(const pitest::FuncModule&, const passinfra::PassInfo& info) {
+    seen->push_back(std::string(info.name) + " " + std::to_string(am->get_cached<Count>() != nullptr));
+  }
+};
+}  // namespace
+
+TEST_CASE("analysis_function_pass: module results are invalidated before the follow-up pass runs (SPEC §10.5)") {
+  passinfra::AnalysisManager<pitest::FuncModule, passinfra::analyses<Count>> am;
+  std::vector<std::string> seen;
+  auto ctx = passinfra::make_pass_context<pitest::FuncModule>({}, am, SeesCount{&am, &seen});
+  pitest::FuncModule m;
+  m.functions = {{"a", {1}}, {"b", {2}}};
+  am.get<Count>(m);
+  auto fp = passinfra::function_pass({"FP", 0}, [](pitest::Func fn, const pitest::FuncModule&) { return fn; });
+  m = passinfra::run(fp, std::move(m), ctx);
+  // The follow-up's instruments (a preservation checker) never see a result FP made stale.
+  CHECK(seen == Events{"FP 1", "CheckBodies 0"});
+}

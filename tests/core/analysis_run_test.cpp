@@ -540,3 +540,47 @@ TEST_CASE("analysis_run: the handle's get(name) fires hooks and finds the typed 
   ctx.analyses().clear();
   CHECK(log.events.back() == "r invalidated FunctionSum@f");
 }
+
+namespace {
+struct ThrowsInShouldRun {
+  bool should_run(const AModule&, const passinfra::PassInfo&) { pitest::throw_test_error(6, "should_run"); }
+};
+}  // namespace
+
+TEST_CASE(
+    "analysis_run: a throw from should_run or run_before_pass comes before the body: nothing dropped (SPEC §10.6)") {
+  Manager am;
+  AModule m = pitest::make_module();
+  am.get<Derived>(m);
+  SUBCASE("should_run") {
+    auto ctx = passinfra::make_pass_context<AModule>({}, am, ThrowsInShouldRun{});
+    CHECK_THROWS_AS(m = passinfra::run(pitest::Touch<"T">{}, std::move(m), ctx), pitest::TestError);
+  }
+  SUBCASE("run_before_pass") {
+    EventLog log;
+    Rec r = recorder(log);
+    r.fail_at = pitest::AHook::before_pass;
+    auto ctx = passinfra::make_pass_context<AModule>({}, am, std::ref(r));
+    CHECK_THROWS_AS(m = passinfra::run(pitest::Touch<"T">{}, std::move(m), ctx), pitest::TestError);
+    CHECK(log.events == Events{"r bad before_pass T"});
+  }
+  CHECK(cached_names(am) == Events{"ModuleSum", "Derived"});
+}
+
+TEST_CASE("analysis_run: enter and exit of the context do not touch the cache (SPEC §10.7)") {
+  struct EnterExit {
+    int* count;
+    void enter_pass_ctx() { ++*count; }
+    void exit_pass_ctx() { ++*count; }
+  };
+  int count = 0;
+  Manager am;
+  AModule m = pitest::make_module();
+  am.get<Derived>(m);
+  {
+    auto ctx = passinfra::make_pass_context<AModule>({}, am, EnterExit{&count});
+    auto scope = ctx.enter();
+  }
+  CHECK(count == 2);
+  CHECK(am.size() == 2);
+}

@@ -38,6 +38,15 @@
 
 namespace passinfra {
 
+namespace detail {
+// What NoAnalysisManager's members return: converts to anything, so the
+// static_assert is the only error (never defined: never called).
+struct NoAnalysisResult {
+  template <class T>
+  operator T&() const noexcept;  // NOLINT(google-explicit-constructor)
+};
+}  // namespace detail
+
 // NoAnalysisManager: the analyses() of a static context without a manager.
 // Code that never mentions analyses instantiates none of these members.
 struct NoAnalysisManager {
@@ -45,12 +54,14 @@ struct NoAnalysisManager {
   "passinfra: this PassContext has no analysis manager; make it with make_pass_context<IR>(options, am, " \
   "instruments...)"
   template <class... Ts, class... Args>
-  void get(Args&&...) const {
+  detail::NoAnalysisResult get(Args&&...) const {
     static_assert(detail::always_false<Ts...>, PASSINFRA_NO_ANALYSIS_MANAGER_MESSAGE);
+    return {};
   }
   template <class... Ts, class... Args>
-  void get_cached(Args&&...) const {
+  detail::NoAnalysisResult get_cached(Args&&...) const {
     static_assert(detail::always_false<Ts...>, PASSINFRA_NO_ANALYSIS_MANAGER_MESSAGE);
+    return {};
   }
   template <class... Ts, class... Args>
   void invalidate(Args&&...) const {
@@ -109,13 +120,19 @@ class AnalysisHandle {
 
   template <class A>
   const typename A::result_type& get(const ir_type& ir) const {
-    static_assert(manager_type::template check_get<A>() && manager_type::template check_module<A>());
-    return am_->template get_for<A>(ir, ctx_->instrument_set(), nullptr);
+    if constexpr (!(manager_type::template check_get<A>() && manager_type::template check_module<A>())) {
+      return detail::not_reached<typename A::result_type>();  // a static_assert has said why
+    } else {
+      return am_->template get_for<A>(ir, ctx_->instrument_set(), nullptr);
+    }
   }
   template <class A>
   const typename A::result_type& get(const ir_type& ir, const function_type& fn) const {
-    static_assert(manager_type::template check_get<A>() && manager_type::template check_function<A>());
-    return am_->template get_for<A>(ir, fn, ctx_->instrument_set(), nullptr);
+    if constexpr (!(manager_type::template check_get<A>() && manager_type::template check_function<A>())) {
+      return detail::not_reached<typename A::result_type>();
+    } else {
+      return am_->template get_for<A>(ir, fn, ctx_->instrument_set(), nullptr);
+    }
   }
   const detail::ErasedResult& get(std::string_view name, const ir_type& ir) const {
     detail::SinkRef<ir_type> sink(ctx_->instrument_set());

@@ -473,7 +473,6 @@ struct PassFrame {
   PassFrame* prev = nullptr;
   SinkRef<IR> sink{};
   std::optional<PreservedAnalyses> marks{};
-  bool module_only = false;  // a function pass did its function results itself (SPEC §10.5)
 };
 
 template <class IR, class A>
@@ -503,6 +502,30 @@ inline bool in_list(const std::vector<AnalysisEntry<IR>*>& list, const AnalysisE
 template <class L, class A>
 inline constexpr bool listed_in = boost::mp11::mp_contains<L, A>::value;
 
+// not_reached<R>(): what a get returns after its static_assert failed (never defined: never called).
+template <class R>
+const R& not_reached() noexcept;
+
+// check_dependency<A, D>(): D is in A::depends_on; one static_assert per (A, D).
+template <class A, class D>
+consteval bool check_dependency() {
+  static_assert(listed_in<depends_on_t<A>, D>, "passinfra: analysis A requested D, which is not in A::depends_on<...>");
+  return listed_in<depends_on_t<A>, D>;
+}
+template <class D, bool Function>
+consteval bool check_dependency_unit() {
+  if constexpr (Function) {
+    static_assert(!std::is_same_v<unit_of_t<D>, module_unit>,
+                  "passinfra: AnalysisManager::get<A>(ir, fn): A is a module analysis; call get<A>(ir)");
+    return !std::is_same_v<unit_of_t<D>, module_unit>;
+  } else {
+    static_assert(!std::is_same_v<unit_of_t<D>, function_unit>,
+                  "passinfra: AnalysisManager::get<A>(ir): A is a function analysis; call get<A>(ir, fn) with one "
+                  "of the IR's functions");
+    return !std::is_same_v<unit_of_t<D>, function_unit>;
+  }
+}
+
 template <class M>
 inline constexpr bool is_analysis_manager = false;
 template <class IR, class L>
@@ -527,21 +550,20 @@ class AnalysisDeps {
   // get<D>(): a module dependency, on the same IR.
   template <class D>
   const typename D::result_type& get() const {
-    static_assert(detail::listed_in<depends_on_t<A>, D>,
-                  "passinfra: analysis A requested D, which is not in A::depends_on<...>");
-    static_assert(!std::is_same_v<unit_of_t<D>, function_unit>,
-                  "passinfra: AnalysisManager::get<A>(ir): A is a function analysis; call get<A>(ir, fn) with one "
-                  "of the IR's functions");
-    return am_.template get_for<D>(ir_, sink_, requester_);
+    if constexpr (!(detail::check_dependency<A, D>() && detail::check_dependency_unit<D, false>())) {
+      return detail::not_reached<typename D::result_type>();  // a static_assert has said why
+    } else {
+      return am_.template get_for<D>(ir_, sink_, requester_);
+    }
   }
   // get<D>(fn): a function dependency, for one of the IR's functions.
   template <class D, class Fn>
   const typename D::result_type& get(const Fn& fn) const {
-    static_assert(detail::listed_in<depends_on_t<A>, D>,
-                  "passinfra: analysis A requested D, which is not in A::depends_on<...>");
-    static_assert(!std::is_same_v<unit_of_t<D>, module_unit>,
-                  "passinfra: AnalysisManager::get<A>(ir, fn): A is a module analysis; call get<A>(ir)");
-    return am_.template get_for<D>(ir_, fn, sink_, requester_);
+    if constexpr (!(detail::check_dependency<A, D>() && detail::check_dependency_unit<D, true>())) {
+      return detail::not_reached<typename D::result_type>();
+    } else {
+      return am_.template get_for<D>(ir_, fn, sink_, requester_);
+    }
   }
   // The IR the analysis reads.
   const ir_type& ir() const noexcept { return ir_; }
@@ -596,28 +618,40 @@ class AnalysisManager<IR, analyses<>> {
   // get<A>(ir): A's result for ir (module analysis), cached or computed now; no hook.
   template <class A>
   const typename A::result_type& get(const IR& ir) {
-    static_assert(check_unlisted<A>() && check_module<A>());
-    detail::NoAnalysisHooks none;
-    return get_for<A>(ir, none, nullptr);
+    if constexpr (!(check_unlisted<A>() && check_module<A>())) {
+      return detail::not_reached<typename A::result_type>();  // a static_assert has said why
+    } else {
+      detail::NoAnalysisHooks none;
+      return get_for<A>(ir, none, nullptr);
+    }
   }
   // get<A>(ir, fn): A's result for fn, one of ir's functions (function analysis).
   template <class A>
   const typename A::result_type& get(const IR& ir, const function_type& fn) {
-    static_assert(check_unlisted<A>() && check_function<A>());
-    detail::NoAnalysisHooks none;
-    return get_for<A>(ir, fn, none, nullptr);
+    if constexpr (!(check_unlisted<A>() && check_function<A>())) {
+      return detail::not_reached<typename A::result_type>();
+    } else {
+      detail::NoAnalysisHooks none;
+      return get_for<A>(ir, fn, none, nullptr);
+    }
   }
   // get_cached<A>() / get_cached<A>(fn): the cached result or nullptr.
   template <class A>
   const typename A::result_type* get_cached() const {
-    static_assert(check_unlisted<A>() && check_module<A>());
-    return table_cached<A>(nullptr);
+    if constexpr (!(check_unlisted<A>() && check_module<A>())) {
+      return nullptr;
+    } else {
+      return table_cached<A>(nullptr);
+    }
   }
   template <class A>
   const typename A::result_type* get_cached(const function_type& fn) const {
-    static_assert(check_unlisted<A>() && check_function<A>());
-    const function_key_type key = ir_traits<IR>::function_key(fn);
-    return table_cached<A>(&key);
+    if constexpr (!(check_unlisted<A>() && check_function<A>())) {
+      return nullptr;
+    } else {
+      const function_key_type key = ir_traits<IR>::function_key(fn);
+      return table_cached<A>(&key);
+    }
   }
 
   // contains<A>(): A is listed, or was added.
@@ -1132,6 +1166,14 @@ class AnalysisManager<IR, analyses<As...>> : public AnalysisManager<IR> {
   using listed = dependency_closure_t<As...>;
 
   AnalysisManager() {
+    if constexpr (valid) register_slots();
+  }
+  AnalysisManager(const AnalysisManager&) = delete;
+  AnalysisManager& operator=(const AnalysisManager&) = delete;
+  ~AnalysisManager() { this->clear(); }  // the slots go before the base's destructor runs
+
+ private:
+  void register_slots() {
     boost::mp11::mp_for_each<boost::mp11::mp_transform<boost::mp11::mp_identity, listed>>([this](auto t) {
       using A = typename decltype(t)::type;
       auto& slot = this->template slot<A>();
@@ -1145,30 +1187,35 @@ class AnalysisManager<IR, analyses<As...>> : public AnalysisManager<IR> {
       }
     });
   }
-  AnalysisManager(const AnalysisManager&) = delete;
-  AnalysisManager& operator=(const AnalysisManager&) = delete;
-  ~AnalysisManager() { this->clear(); }  // the slots go before the base's destructor runs
 
+ public:
   using Base::add;
   using Base::get;
   using Base::get_cached;
 
   template <class A>
   const typename A::result_type& get(const IR& ir) {
-    static_assert(check<A>() && Base::template check_module<A>());
-    detail::NoAnalysisHooks none;
-    return get_for<A>(ir, none, nullptr);
+    if constexpr (!(check<A>() && Base::template check_module<A>())) {
+      return detail::not_reached<typename A::result_type>();  // a static_assert has said why
+    } else {
+      detail::NoAnalysisHooks none;
+      return get_for<A>(ir, none, nullptr);
+    }
   }
   template <class A>
   const typename A::result_type& get(const IR& ir, const function_type& fn) {
-    static_assert(check<A>() && Base::template check_function<A>());
-    detail::NoAnalysisHooks none;
-    return get_for<A>(ir, fn, none, nullptr);
+    if constexpr (!(check<A>() && Base::template check_function<A>())) {
+      return detail::not_reached<typename A::result_type>();
+    } else {
+      detail::NoAnalysisHooks none;
+      return get_for<A>(ir, fn, none, nullptr);
+    }
   }
   template <class A>
   const typename A::result_type* get_cached() const {
-    static_assert(check<A>() && Base::template check_module<A>());
-    if constexpr (detail::listed_in<listed, A>) {
+    if constexpr (!(check<A>() && Base::template check_module<A>())) {
+      return nullptr;
+    } else if constexpr (detail::listed_in<listed, A>) {
       const auto& v = slot<A>().entry.value;
       return v ? &*v : nullptr;
     } else {
@@ -1177,9 +1224,12 @@ class AnalysisManager<IR, analyses<As...>> : public AnalysisManager<IR> {
   }
   template <class A>
   const typename A::result_type* get_cached(const function_type& fn) const {
-    static_assert(check<A>() && Base::template check_function<A>());
-    const typename Base::function_key_type key = ir_traits<IR>::function_key(fn);
-    return this->template table_cached<A>(&key);
+    if constexpr (!(check<A>() && Base::template check_function<A>())) {
+      return nullptr;
+    } else {
+      const typename Base::function_key_type key = ir_traits<IR>::function_key(fn);
+      return this->template table_cached<A>(&key);
+    }
   }
   template <class A>
   bool contains() const noexcept {

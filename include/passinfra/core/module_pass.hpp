@@ -15,10 +15,10 @@
 // Analyses (SPEC §10.5), only under a context holding an analysis manager:
 // each call of f gets its own frame for marks (the marks made for function
 // `fn` apply to fn); after each call fn's function results are invalidated
-// with (declaration ∪ fn's marks), at once; the run's own invalidation then
-// uses (declaration ∪ the intersection of the per-function marks) on module
-// results only (and on what reads a dropped one), or preserves everything
-// when no function was visited.
+// with (declaration ∪ fn's marks), at once; after the last function, module
+// results (and what read a dropped one) are invalidated with (declaration ∪
+// the intersection of the per-function marks) -- nothing when no function
+// was visited -- and only then does the IR's follow-up pass run.
 #pragma once
 
 #include <concepts>
@@ -145,12 +145,16 @@ class FunctionPass : public CallablePass<FunctionPass<F, Required, Preserves>> {
       }
       return result;
     });
-    out = follow_up(std::move(out), ctx);
-    if (outer != nullptr) {
-      outer->module_only = true;
-      outer->marks = common ? std::move(*common) : PreservedAnalyses::all();  // no function: all preserved
-    }
-    return out;
+    // The module-level invalidation, at once after the last function and
+    // before the follow-up pass: that nested run's instruments (a
+    // preservation checker) must not see module results this pass made stale.
+    if (common) {
+      PreservedAnalyses effective = declared;
+      effective.unite(*common);
+      am.invalidate_with(effective, detail::InvalidationScope::module_only, nullptr, set);
+    }  // else no function was visited: everything is preserved
+    if (outer != nullptr) outer->marks = PreservedAnalyses::all();  // done: the run invalidates nothing more
+    return follow_up(std::move(out), ctx);
   }
 
   PassInfo info_;

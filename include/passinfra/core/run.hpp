@@ -166,7 +166,7 @@ consteval bool check_preserves() {
 template <class IR, class M, class Set>
 PASSINFRA_ALWAYS_INLINE void invalidate_after_pass(M& am, const PreservedAnalyses& declared, PassFrame<IR>& frame,
                                                    Set& set) {
-  const auto scope = frame.module_only ? InvalidationScope::module_only : InvalidationScope::all;
+  constexpr auto scope = InvalidationScope::all;
   if (!frame.marks) [[likely]] {
     am.invalidate_with(declared, scope, nullptr, set);
   } else {
