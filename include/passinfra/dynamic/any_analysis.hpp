@@ -45,12 +45,10 @@ class AnyAnalysis {
   using ir_type = IR;
 
   template <class A>
-    requires(!std::is_same_v<std::remove_cvref_t<A>, AnyAnalysis> && Analysis<std::remove_cvref_t<A>>)
-  explicit AnyAnalysis(A&& analysis)
-      : object_(std::make_shared<const std::remove_cvref_t<A>>(std::forward<A>(analysis))),
-        ops_(&detail::Typed<IR, std::remove_cvref_t<A>>::ops) {
-    using T = std::remove_cvref_t<A>;
-    static_assert(detail::check_analysis<T, IR>() && detail::check_acyclic<T>());
+    requires(!std::is_same_v<A, AnyAnalysis> && Analysis<A>)
+  explicit AnyAnalysis(A analysis)
+      : object_(std::make_shared<const A>(std::move(analysis))), ops_(&detail::Typed<IR, A>::ops) {
+    static_assert(detail::check_analysis<A, IR>() && detail::check_acyclic<A>());
   }
 
   std::string_view name() const noexcept { return ops_->name; }
