@@ -211,7 +211,6 @@ void reset_miss() { am_miss.clear(); }
 std::optional<Result> hand_cache;
 [[gnu::noinline]] Result compute_hand(const IR& ir) { return {ir.value}; }
 
-
 // The body of an AnyPass that looks MU up K times through its ContextRef.
 long contextref_sink = 0;
 struct LookupPass {

@@ -32,9 +32,7 @@ struct InstructionCount {
     friend bool operator==(const Result &, const Result &) = default;
   };
   using result_type = Result;
-  Result run(const LFn &f, const LModule &) const {
-    return {static_cast<int>(f.insts.size())};
-  }
+  Result run(const LFn &f, const LModule &) const { return {static_cast<int>(f.insts.size())}; }
 };
 struct FunctionCount {
   static constexpr AnalysisInfo info{"TestModuleAnalysis"};
@@ -43,9 +41,7 @@ struct FunctionCount {
     friend bool operator==(const Result &, const Result &) = default;
   };
   using result_type = Result;
-  Result run(const LModule &m) const {
-    return {static_cast<int>(m.functions.size())};
-  }
+  Result run(const LModule &m) const { return {static_cast<int>(m.functions.size())}; }
 };
 
 // Computes both analyses everywhere, changes nothing.
@@ -55,8 +51,7 @@ struct UseAll {
   LModule transform(LModule m, auto &ctx) const {
     auto &&am = ctx.analyses();
     (void)am.template get<FunctionCount>(m);
-    for (const auto &f : m.functions)
-      (void)am.template get<InstructionCount>(m, f);
+    for (const auto &f : m.functions) (void)am.template get<InstructionCount>(m, f);
     return m;
   }
 };
@@ -77,11 +72,9 @@ auto wrong_function_pass() {
 // every function analysis.
 struct WrongModulePass {
   static constexpr PassInfo info{"WrongModulePass", 0};
-  using preserves = passinfra::preserves<
-      passinfra::all_analyses_on<passinfra::function_unit>>;
+  using preserves = passinfra::preserves<passinfra::all_analyses_on<passinfra::function_unit>>;
   LModule transform(LModule m, auto &) const {
-    for (auto &f : m.functions)
-      f.insts.erase(f.insts.begin());
+    for (auto &f : m.functions) f.insts.erase(f.insts.begin());
     return m;
   }
 };
@@ -91,8 +84,7 @@ struct WrongModulePass {
 // the set).
 struct WrongModulePass2 {
   static constexpr PassInfo info{"WrongModulePass2", 0};
-  using preserves =
-      passinfra::preserves<passinfra::all_analyses_on<passinfra::module_unit>>;
+  using preserves = passinfra::preserves<passinfra::all_analyses_on<passinfra::module_unit>>;
   LModule transform(LModule m, auto &) const {
     m.functions.pop_back();
     return m;
@@ -128,17 +120,13 @@ struct HonestInner {
 struct Wrapper {
   static constexpr PassInfo info{"Wrapper", 0};
   using preserves = passinfra::preserves_all;
-  LModule transform(LModule m, auto &ctx) const {
-    return passinfra::run(HonestInner{}, std::move(m), ctx);
-  }
+  LModule transform(LModule m, auto &ctx) const { return passinfra::run(HonestInner{}, std::move(m), ctx); }
 };
 
 using Listed = passinfra::analyses<FunctionCount>;
 
 template <class L, class Pipeline>
-std::string run_checked(const Pipeline &pipeline,
-                        typename L::template Manager<Listed> &am,
-                        EventLog &log) {
+std::string run_checked(const Pipeline &pipeline, typename L::template Manager<Listed> &am, EventLog &log) {
   AnalysisRecorder rec{&log};
   passinfra::AnalysisPreservationChecker<LModule> chk(am);
   auto ctx = L::context({}, am, rec, chk);
@@ -150,7 +138,7 @@ std::string run_checked(const Pipeline &pipeline,
   return "";
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE_TEMPLATE(
     "acceptance LLVM "
@@ -160,13 +148,13 @@ TEST_CASE_TEMPLATE(
     L, ACCEPTANCE_LAYERS) {
   typename L::template Manager<Listed> am;
   EventLog log;
-  const std::string error =
-      run_checked<L>(L::seq(UseAll{}, wrong_function_pass()), am, log);
-  CHECK(error == "passinfra: pass 'WrongFunctionPass' preserved analysis "
-                 "'TestFunctionAnalysis' (function 'f'), but recomputing it "
-                 "gives a different result");
-  CHECK(am.empty()); // the checker cleared the cache (one invalidated event per
-                     // result)
+  const std::string error = run_checked<L>(L::seq(UseAll{}, wrong_function_pass()), am, log);
+  CHECK(error ==
+        "passinfra: pass 'WrongFunctionPass' preserved analysis "
+        "'TestFunctionAnalysis' (function 'f'), but recomputing it "
+        "gives a different result");
+  CHECK(am.empty());  // the checker cleared the cache (one invalidated event per
+                      // result)
   CHECK(log.joined().find("invalidated TestModuleAnalysis | invalidated "
                           "TestFunctionAnalysis@f | "
                           "invalidated TestFunctionAnalysis@g | invalidated "
@@ -180,25 +168,26 @@ TEST_CASE_TEMPLATE(
     L, ACCEPTANCE_LAYERS) {
   typename L::template Manager<Listed> am;
   EventLog log;
-  const std::string error =
-      run_checked<L>(L::seq(UseAll{}, WrongModulePass{}), am, log);
-  CHECK(error == "passinfra: pass 'WrongModulePass' preserved analysis "
-                 "'TestFunctionAnalysis' "
-                 "(function 'f'), but recomputing it gives "
-                 "a different result");
+  const std::string error = run_checked<L>(L::seq(UseAll{}, WrongModulePass{}), am, log);
+  CHECK(error ==
+        "passinfra: pass 'WrongModulePass' preserved analysis "
+        "'TestFunctionAnalysis' "
+        "(function 'f'), but recomputing it gives "
+        "a different result");
   CHECK(am.empty());
 }
 
-TEST_CASE_TEMPLATE("acceptance LLVM "
-                   "PassManagerTest.ModulePassMissedModuleAnalysisInvalidation",
-                   L, ACCEPTANCE_LAYERS) {
+TEST_CASE_TEMPLATE(
+    "acceptance LLVM "
+    "PassManagerTest.ModulePassMissedModuleAnalysisInvalidation",
+    L, ACCEPTANCE_LAYERS) {
   typename L::template Manager<Listed> am;
   EventLog log;
-  const std::string error =
-      run_checked<L>(L::seq(UseAll{}, WrongModulePass2{}), am, log);
-  CHECK(error == "passinfra: pass 'WrongModulePass2' preserved analysis "
-                 "'TestModuleAnalysis', but recomputing it gives a different "
-                 "result");
+  const std::string error = run_checked<L>(L::seq(UseAll{}, WrongModulePass2{}), am, log);
+  CHECK(error ==
+        "passinfra: pass 'WrongModulePass2' preserved analysis "
+        "'TestModuleAnalysis', but recomputing it gives a different "
+        "result");
   CHECK(am.empty());
 }
 
@@ -209,8 +198,7 @@ TEST_CASE_TEMPLATE(
     L, ACCEPTANCE_LAYERS) {
   typename L::template Manager<Listed> am;
   EventLog log;
-  CHECK(run_checked<L>(L::seq(UseAll{}, invalidating_by_hand_pass()), am, log)
-            .empty());
+  CHECK(run_checked<L>(L::seq(UseAll{}, invalidating_by_hand_pass()), am, log).empty());
   const LModule m = make_module();
   CHECK(am.template get_cached<InstructionCount>(fn(m, "f")) == nullptr);
   CHECK(am.template get_cached<InstructionCount>(fn(m, "g")) != nullptr);
@@ -225,8 +213,8 @@ TEST_CASE_TEMPLATE(
   typename L::template Manager<Listed> am;
   EventLog log;
   CHECK(run_checked<L>(L::seq(UseAll{}, Wrapper{}), am, log).empty());
-  CHECK(am.empty()); // HonestInner declared nothing: everything was dropped
-                     // after it
+  CHECK(am.empty());  // HonestInner declared nothing: everything was dropped
+                      // after it
   CHECK(log.joined().find("invalidated TestFunctionAnalysis@h | after "
                           "HonestInner | after Wrapper") != std::string::npos);
 }
