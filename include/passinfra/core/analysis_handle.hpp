@@ -157,7 +157,7 @@ class AnalysisHandle {
   void invalidate(const function_type& fn, const PreservedAnalyses& pa) const
     requires FunctionKeyedIR<ir_type>
   {
-    const auto& key = ir_traits<ir_type>::function_key(fn);
+    const auto key = ir_traits<ir_type>::function_key(fn);
     am_->invalidate_with(pa, detail::InvalidationScope::function, &key, ctx_->instrument_set());
   }
   void clear() const { am_->clear_with(ctx_->instrument_set()); }

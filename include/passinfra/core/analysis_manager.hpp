@@ -658,7 +658,7 @@ class AnalysisManager<IR, analyses<>> {
     if constexpr (!(check_unlisted<A>() && check_function<A>())) {
       return nullptr;
     } else {
-      const function_key_type& key = ir_traits<IR>::function_key(fn);  // no copy when it returns a reference
+      const function_key_type key = ir_traits<IR>::function_key(fn);
       return table_cached<A>(&key);
     }
   }
@@ -679,7 +679,7 @@ class AnalysisManager<IR, analyses<>> {
   void invalidate(const function_type& fn, const PreservedAnalyses& pa)
     requires FunctionKeyedIR<IR>
   {
-    const function_key_type& key = ir_traits<IR>::function_key(fn);  // no copy when it returns a reference
+    const function_key_type key = ir_traits<IR>::function_key(fn);
     detail::NoAnalysisHooks none;
     invalidate_with(pa, detail::InvalidationScope::function, &key, none);
   }
@@ -976,7 +976,7 @@ class AnalysisManager<IR, analyses<>> {
     using E = detail::TypedEntry<IR, A>;
     E* e = nullptr;
     if constexpr (std::is_same_v<unit_of_t<A>, function_unit>) {
-      const function_key_type& key = ir_traits<IR>::function_key(*fn);  // no copy when it returns a reference
+      const function_key_type key = ir_traits<IR>::function_key(*fn);
       e = static_cast<E*>(find_entry(analysis_key<A>, &key));
       if (e == nullptr) e = new_entry<A>(&key);
     } else {
@@ -1343,7 +1343,7 @@ class AnalysisManager<IR, analyses<As...>> : public AnalysisManager<IR> {
     if constexpr (!(check<A>() && Base::template check_function<A>())) {
       return nullptr;
     } else {
-      const typename Base::function_key_type& key = ir_traits<IR>::function_key(fn);
+      const typename Base::function_key_type key = ir_traits<IR>::function_key(fn);
       return this->template table_cached<A>(&key);
     }
   }
