@@ -22,8 +22,8 @@
 //
 // Ctx must give `analysis_manager()` (a pointer to an AnalysisManager) and
 // `instrument_set()` (a set with the analysis fan-out of InstrumentSet): a
-// PassContext made with a manager, and ContextRef. Marks go to the level
-// run() opens for the innermost pass running on the manager; made outside
+// PassContext made with a manager, and ContextRef. Marks go to the frame
+// run() keeps for the innermost pass running on the manager; made outside
 // any pass they are a passinfra::Error (SPEC §10.8).
 #pragma once
 
