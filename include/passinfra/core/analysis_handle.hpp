@@ -22,8 +22,8 @@
 //
 // Ctx must give `analysis_manager()` (a pointer to an AnalysisManager) and
 // `instrument_set()` (a set with the analysis fan-out of InstrumentSet): a
-// PassContext made with a manager, and ContextRef. Marks go to the frame
-// run() keeps for the innermost pass running on the manager; made outside
+// PassContext made with a manager, and ContextRef. Marks go to the level
+// run() opens for the innermost pass running on the manager; made outside
 // any pass they are a passinfra::Error (SPEC §10.8).
 #pragma once
 
@@ -157,7 +157,7 @@ class AnalysisHandle {
   void invalidate(const function_type& fn, const PreservedAnalyses& pa) const
     requires FunctionKeyedIR<ir_type>
   {
-    const auto key = ir_traits<ir_type>::function_key(fn);
+    const auto& key = ir_traits<ir_type>::function_key(fn);
     am_->invalidate_with(pa, detail::InvalidationScope::function, &key, ctx_->instrument_set());
   }
   void clear() const { am_->clear_with(ctx_->instrument_set()); }

@@ -41,6 +41,7 @@
 // (DESIGN, Settled questions): a static-only manager asked for one fails to compile.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -234,10 +235,20 @@ std::string key_text(const K& key) {
   }
 }
 
+// fnv1a(text): cheap for the short names function keys and analysis names
+// are (std::hash of a std::string costs ~36 Ir for one byte).
+inline std::size_t fnv1a(std::string_view text) noexcept {
+  std::uint64_t h = 14695981039346656037ULL;
+  for (const char c : text) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+  return static_cast<std::size_t>(h ^ (h >> 32));
+}
+
 template <class K>
 std::size_t key_hash(const K& key) {
   if constexpr (std::is_same_v<K, NoFunctionKey>) {
     return 0;
+  } else if constexpr (std::is_convertible_v<const K&, std::string_view>) {
+    return fnv1a(std::string_view(key));
   } else {
     return std::hash<K>{}(key);
   }
@@ -460,19 +471,17 @@ struct AnalysisOps {
 template <class IR>
 struct AnalysisRecord {
   const AnalysisOps<IR>* ops;
-  void* object;  // std::optional<A>*
-  bool owned;    // the manager deletes the object (not a static slot's)
+  std::size_t name_hash;  // fnv1a(ops->name)
+  void* object;           // std::optional<A>*
+  bool owned;             // the manager deletes the object (not a static slot's)
   bool added;
   bool listed;
 };
 
-// The pass-run frame (one per pass running on this manager): the marks its
-// body made, and the analysis hooks of the context running it.
-template <class IR>
-struct PassFrame {
-  PassFrame* prev = nullptr;
-  SinkRef<IR> sink{};
-  std::optional<PreservedAnalyses> marks{};
+// The marks made by the body of the pass running at `depth` (SPEC §10.4).
+struct MarkEntry {
+  std::size_t depth;
+  PreservedAnalyses marks;
 };
 
 template <class IR, class A>
@@ -649,7 +658,7 @@ class AnalysisManager<IR, analyses<>> {
     if constexpr (!(check_unlisted<A>() && check_function<A>())) {
       return nullptr;
     } else {
-      const function_key_type key = ir_traits<IR>::function_key(fn);
+      const function_key_type& key = ir_traits<IR>::function_key(fn);  // no copy when it returns a reference
       return table_cached<A>(&key);
     }
   }
@@ -670,7 +679,7 @@ class AnalysisManager<IR, analyses<>> {
   void invalidate(const function_type& fn, const PreservedAnalyses& pa)
     requires FunctionKeyedIR<IR>
   {
-    const function_key_type key = ir_traits<IR>::function_key(fn);
+    const function_key_type& key = ir_traits<IR>::function_key(fn);  // no copy when it returns a reference
     detail::NoAnalysisHooks none;
     invalidate_with(pa, detail::InvalidationScope::function, &key, none);
   }
@@ -684,12 +693,16 @@ class AnalysisManager<IR, analyses<>> {
   // (none outside a pass). For instruments that hold only the manager (the
   // preservation checker): they run inside that pass's hooks.
   void clear_in_pass() {
-    if (frame_ != nullptr) {
-      clear_with(frame_->sink);
+    if (depth_ != 0) {
+      clear_with(sink_);
     } else {
       clear();
     }
   }
+  // in_pass(): a pass is running on this manager (through run()).
+  bool in_pass() const noexcept { return depth_ != 0; }
+  // frame(): non-null iff in_pass() (kept for the checker's first version; use in_pass()).
+  const void* frame() const noexcept { return depth_ != 0 ? this : nullptr; }
 
   bool empty() const noexcept { return size_ == 0; }
   std::size_t size() const noexcept { return size_; }
@@ -803,16 +816,101 @@ class AnalysisManager<IR, analyses<>> {
     }
   }
 
-  // The innermost running pass's frame (null outside any pass).
-  detail::PassFrame<IR>* frame() const noexcept { return frame_; }
-  void set_frame(detail::PassFrame<IR>* f) noexcept { frame_ = f; }
+  // ---- the running passes (run() and function passes; SPEC §10.4) ----
+  //
+  // depth_ counts the passes running on this manager (run() opens a level
+  // per pass, a function pass one per function call); marks_ holds the
+  // marks of running passes, innermost last, made only when a body marks.
+  // With nothing cached and nothing marked, a pass costs the level's
+  // increment and decrement and one test (has_work()).
+
+  // PassLevel: one level for the duration of a pass run; it also makes the
+  // set the analysis hooks clear_in_pass() fires, when the set has some.
+  template <class Set>
+  class PassLevel {
+   public:
+    PASSINFRA_ALWAYS_INLINE PassLevel(AnalysisManager& am, [[maybe_unused]] Set& set) noexcept : am_(am) {
+      ++am_.depth_;
+      if constexpr (detail::sink_has_hooks<Set, IR>) {
+        saved_ = am_.sink_;
+        am_.sink_ = detail::SinkRef<IR>(set);
+      }
+    }
+    PassLevel(const PassLevel&) = delete;
+    PassLevel& operator=(const PassLevel&) = delete;
+    PASSINFRA_ALWAYS_INLINE ~PassLevel() {
+      --am_.depth_;
+      if constexpr (detail::sink_has_hooks<Set, IR>) am_.sink_ = saved_;
+    }
+
+   private:
+    AnalysisManager& am_;
+    [[no_unique_address]] std::conditional_t<detail::sink_has_hooks<Set, IR>, detail::SinkRef<IR>,
+                                             detail::NoFunctionKey>
+        saved_{};
+  };
+
+  // has_work(): something is cached or marked (else a pass's end is free).
+  PASSINFRA_ALWAYS_INLINE bool has_work() const noexcept { return pending_ != 0; }
+  // has_marks(): some running pass has marked.
+  PASSINFRA_ALWAYS_INLINE bool has_marks() const noexcept { return !marks_.empty(); }
+
+  // end_pass(declared, set): the invalidation at the end of the pass body
+  // running at this level: declared ∪ its marks (SPEC §10.4).
+  template <class Sink>
+  [[gnu::noinline]] void end_pass(const PreservedAnalyses& declared, Sink& sink) {
+    if (MarkEntry* m = marks_here()) {
+      PreservedAnalyses effective = declared;
+      effective.unite(m->marks);
+      pop_marks();
+      invalidate_with(effective, detail::InvalidationScope::all, nullptr, sink);
+    } else {
+      invalidate_with(declared, detail::InvalidationScope::all, nullptr, sink);
+    }
+  }
+  // end_pass_preserving_all(set): the same for a pass declaring preserves_all.
+  template <class Sink>
+  [[gnu::noinline]] void end_pass_preserving_all(Sink& sink) {
+    end_pass(PreservedAnalyses::all(), sink);
+  }
+  // take_marks(): the marks made at this level (nullopt: none), removed.
+  std::optional<PreservedAnalyses> take_marks() {
+    std::optional<PreservedAnalyses> out;
+    if (MarkEntry* m = marks_here()) {
+      out = std::move(m->marks);
+      pop_marks();
+    }
+    return out;
+  }
+  // set_marks(pa): the marks of this level become pa.
+  void set_marks(PreservedAnalyses pa) { marks(std::string_view("AnalysisManager::set_marks")) = std::move(pa); }
+  // drop_marks(): forget the marks of this level and deeper (a body threw).
+  void drop_marks() noexcept {
+    while (!marks_.empty() && marks_.back().depth >= depth_) pop_marks();
+  }
 
   // marks(what): the marks of the innermost running pass; `what` names the
   // call in the Error outside any pass (SPEC §10.8).
   PreservedAnalyses& marks(std::string_view what) {
-    if (frame_ == nullptr) throw Error(std::string(what) + " called outside a pass body");
-    if (!frame_->marks) frame_->marks.emplace();
-    return *frame_->marks;
+    if (depth_ == 0) throw Error(std::string(what) + " called outside a pass body");
+    if (MarkEntry* m = marks_here()) return m->marks;
+    marks_.push_back(detail::MarkEntry{depth_, PreservedAnalyses()});
+    ++pending_;
+    return marks_.back().marks;
+  }
+
+ private:
+  using MarkEntry = detail::MarkEntry;
+  // The entry of this level, if any (entries of deeper levels left by a
+  // pass that never reached its end are dropped first).
+  MarkEntry* marks_here() noexcept {
+    while (!marks_.empty() && marks_.back().depth > depth_) pop_marks();
+    if (!marks_.empty() && marks_.back().depth == depth_) return &marks_.back();
+    return nullptr;
+  }
+  void pop_marks() noexcept {
+    marks_.pop_back();
+    --pending_;
   }
 
  public:
@@ -878,7 +976,7 @@ class AnalysisManager<IR, analyses<>> {
     using E = detail::TypedEntry<IR, A>;
     E* e = nullptr;
     if constexpr (std::is_same_v<unit_of_t<A>, function_unit>) {
-      const function_key_type key = ir_traits<IR>::function_key(*fn);
+      const function_key_type& key = ir_traits<IR>::function_key(*fn);  // no copy when it returns a reference
       e = static_cast<E*>(find_entry(analysis_key<A>, &key));
       if (e == nullptr) e = new_entry<A>(&key);
     } else {
@@ -929,18 +1027,31 @@ class AnalysisManager<IR, analyses<>> {
   detail::AnalysisRecord<IR>& new_record(const detail::AnalysisOps<IR>* ops, void* object, bool listed) {
     const bool owned = object == nullptr;
     if (owned) object = ops->new_object(nullptr);
-    records_.push_back(new detail::AnalysisRecord<IR>{ops, object, owned, false, listed});
+    records_.push_back(new detail::AnalysisRecord<IR>{ops, detail::fnv1a(ops->name), object, owned, false, listed});
     return *records_.back();
   }
   const detail::AnalysisRecord<IR>& record_named(std::string_view name) const {
+    const std::size_t h = detail::fnv1a(name);
     for (const auto* r : records_) {
-      if (r->ops->name == name) return *r;
+      if (r->name_hash == h && r->ops->name == name) return *r;
     }
+    throw_unknown(name);
+  }
+  [[noreturn, gnu::noinline]] void throw_unknown(std::string_view name) const {
     std::vector<std::string> names;
     for (const auto* r : records_) names.emplace_back(r->ops->name);
     std::string message = "unknown analysis '" + detail::clipped(name) + "'";
+    // A guess only when it is close: within max(2, a third of the name) edits, or one contains the other.
     const auto close = detail::closest_names(name, names, 1);
-    if (!close.empty()) message += "; did you mean '" + detail::clipped(close.front()) + "'?";
+    if (!close.empty()) {
+      const std::string_view guess = close.front();
+      const std::size_t bound = std::max<std::size_t>(2, name.size() / 3);
+      const bool contains =
+          !name.empty() && (guess.find(name) != std::string_view::npos || name.find(guess) != std::string_view::npos);
+      if (contains || detail::edit_distance_at_most(name, guess, bound) <= bound) {
+        message += "; did you mean '" + detail::clipped(guess) + "'?";
+      }
+    }
     message += " registered: ";
     if (names.empty()) message += "(none)";
     for (std::size_t i = 0; i < names.size(); ++i) message += (i ? ", " : "") + detail::clipped(names[i]);
@@ -1040,6 +1151,7 @@ class AnalysisManager<IR, analyses<>> {
 
   void link(entry_type& e) noexcept {
     e.cached = true;
+    ++pending_;
     e.prev = tail_;
     e.next = nullptr;
     if (tail_ != nullptr) {
@@ -1064,6 +1176,7 @@ class AnalysisManager<IR, analyses<>> {
     e.prev = e.next = nullptr;
     e.cached = false;
     --size_;
+    --pending_;
   }
 
   static bool in_scope(const entry_type& e, detail::InvalidationScope scope, const function_key_type* fkey) {
@@ -1114,7 +1227,10 @@ class AnalysisManager<IR, analyses<>> {
     }
   }
 
-  detail::PassFrame<IR>* frame_ = nullptr;
+  std::size_t depth_ = 0;    // passes running on this manager
+  std::size_t pending_ = 0;  // cached results + mark entries
+  std::vector<detail::MarkEntry> marks_;
+  detail::SinkRef<IR> sink_{};  // the hooks of the innermost pass's context (when it has analysis hooks)
   entry_type* head_ = nullptr;
   entry_type* tail_ = nullptr;
   std::size_t size_ = 0;
@@ -1227,7 +1343,7 @@ class AnalysisManager<IR, analyses<As...>> : public AnalysisManager<IR> {
     if constexpr (!(check<A>() && Base::template check_function<A>())) {
       return nullptr;
     } else {
-      const typename Base::function_key_type key = ir_traits<IR>::function_key(fn);
+      const typename Base::function_key_type& key = ir_traits<IR>::function_key(fn);
       return this->template table_cached<A>(&key);
     }
   }

@@ -13,7 +13,7 @@
 // ordinary nested, instrumented pass: Relay's trailing InferType.
 //
 // Analyses (SPEC §10.5), only under a context holding an analysis manager:
-// each call of f gets its own frame for marks (the marks made for function
+// each call of f gets its own level for marks (the marks made for function
 // `fn` apply to fn); after each call fn's function results are invalidated
 // with (declaration ∪ fn's marks), at once; after the last function, module
 // results (and what read a dropped one) are invalidated with (declaration ∪
@@ -118,17 +118,16 @@ class FunctionPass : public CallablePass<FunctionPass<F, Required, Preserves>> {
   IR transform_with_analyses(IR ir, Ctx& ctx, M& am) const {
     using Fn = typename ir_traits<IR>::function_type;
     auto& set = ctx.instrument_set();
-    detail::PassFrame<IR>* const outer = am.frame();  // this pass's run (null if called directly)
+    using Set = std::remove_reference_t<decltype(set)>;
     const PreservedAnalyses& declared = preserved_analyses_of<FunctionPass>;
     std::optional<PreservedAnalyses> common;  // the intersection of the per-function marks
     IR out = ir_traits<IR>::map_functions(std::move(ir), [&](Fn fn, const IR& module) -> Fn {
       [[maybe_unused]] typename detail::function_key_of<IR>::type key{};
       if constexpr (FunctionKeyedIR<IR>) key = ir_traits<IR>::function_key(fn);
-      // fn's frame: marks made during the call are fn's (popped when this lambda returns).
-      detail::FrameScope<IR, M> scope(am, set);
-      if (outer != nullptr) scope.frame.sink = outer->sink;
+      // A level of its own: marks made during the call are fn's.
+      typename M::template PassLevel<Set> level(am, set);
       Fn result = call(std::move(fn), module, ctx);
-      std::optional<PreservedAnalyses>& marks = scope.frame.marks;
+      std::optional<PreservedAnalyses> marks = am.take_marks();
       if constexpr (FunctionKeyedIR<IR>) {
         if (!marks) {
           am.invalidate_with(declared, detail::InvalidationScope::function, &key, set);
@@ -153,7 +152,8 @@ class FunctionPass : public CallablePass<FunctionPass<F, Required, Preserves>> {
       effective.unite(*common);
       am.invalidate_with(effective, detail::InvalidationScope::module_only, nullptr, set);
     }  // else no function was visited: everything is preserved
-    if (outer != nullptr) outer->marks = PreservedAnalyses::all();  // done: the run invalidates nothing more
+    // Done: the run of this pass invalidates nothing more.
+    if (am.in_pass()) am.set_marks(PreservedAnalyses::all());
     return follow_up(std::move(out), ctx);
   }
 

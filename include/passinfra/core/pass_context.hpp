@@ -222,6 +222,8 @@ class PassContext {
   static constexpr bool has_analysis_manager = is_dynamic || !std::is_same_v<Analyses, NoAnalysisManager>;
   using analysis_manager_type =
       std::conditional_t<std::is_same_v<Analyses, NoAnalysisManager>, AnalysisManager<IR>, Analyses>;
+  // A static context's manager is a reference (never null); a dynamic one's may be null.
+  static constexpr bool analysis_manager_may_be_null = is_dynamic;
   static_assert(std::is_same_v<Analyses, NoAnalysisManager> || detail::is_analysis_manager<Analyses>,
                 "passinfra::PassContext<IR, Instruments, Analyses>: Analyses must be an AnalysisManager<IR, ...>");
   static_assert(detail::manager_is_for<Analyses, IR>,
@@ -276,6 +278,11 @@ class PassContext {
   PassContext(PassContextOptions options, Instruments instruments, analysis_manager_type* am)
     requires has_analysis_manager
       : PassContext(std::move(options), std::move(instruments)) {
+    if (!is_dynamic && am == nullptr) {
+      throw Error(
+          "PassContext(options, instruments, am): a static context's analysis manager is null; pass one "
+          "(or use make_pass_context<IR>(options, instruments...) for none)");
+    }
     analysis_manager_ = am;
   }
 
@@ -295,7 +302,8 @@ class PassContext {
     if constexpr (!has_analysis_manager) {
       return NoAnalysisManager{};
     } else {
-      if (analysis_manager_ == nullptr) [[unlikely]] {
+      // A static context's manager was given by reference: never null.
+      if (is_dynamic && analysis_manager_ == nullptr) [[unlikely]] {
         throw Error(
             "ctx.analyses(): this PassContext<IR> has no analysis manager; construct it with "
             "PassContext<IR>(options, instruments, &am)");

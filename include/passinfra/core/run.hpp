@@ -17,8 +17,8 @@
 //
 // Analyses (SPEC §10.4, §10.6). Only under a context that may hold an
 // analysis manager (HasAnalyses<Ctx>; a static context made without one
-// compiles to exactly the code above): a frame for the pass's marks is
-// pushed on the manager for the whole run (hooks included, so an
+// compiles to exactly the code above): a level for the pass's marks is
+// opened on the manager for the whole run (hooks included, so an
 // after-pass instrument's clear_in_pass() reaches this context's hooks);
 // when the body returns, the manager invalidates with the pass's
 // declaration united with its marks, and only then run_after_pass runs; a
@@ -163,49 +163,25 @@ consteval bool check_preserves() {
   return HasValidPreserves<P>;
 }
 
-template <class IR, class M, class Set>
-PASSINFRA_ALWAYS_INLINE void invalidate_after_pass(M& am, const PreservedAnalyses& declared, PassFrame<IR>& frame,
-                                                   Set& set) {
-  constexpr auto scope = InvalidationScope::all;
-  if (!frame.marks) [[likely]] {
-    am.invalidate_with(declared, scope, nullptr, set);
-  } else {
-    PreservedAnalyses effective = declared;
-    effective.unite(*frame.marks);
-    am.invalidate_with(effective, scope, nullptr, set);
-  }
-}
-
-template <class P, class IR, class M, class Set>
-PASSINFRA_ALWAYS_INLINE void finish_pass(const P& pass, M& am, PassFrame<IR>& frame, Set& set) {
+// finish_pass(pass, am, set): SPEC §10.4 when the body has returned: the
+// manager invalidates with the pass's declaration united with its marks.
+// With nothing cached and nothing marked it is one test.
+template <class P, class M, class Set>
+PASSINFRA_ALWAYS_INLINE void finish_pass(const P& pass, M& am, Set& set) {
   if constexpr (requires { pass.preserved_analyses(); }) {
-    invalidate_after_pass(am, pass.preserved_analyses(), frame, set);
+    if (am.has_work()) [[unlikely]]
+      am.end_pass(pass.preserved_analyses(), set);
   } else if constexpr (!check_preserves<P>()) {
     return;
   } else if constexpr (declares_preserves_all<P>) {
-    // Nothing to do unless a mark abandoned something: one branch.
-    if (frame.marks && frame.marks->has_abandoned()) [[unlikely]]
-      invalidate_after_pass(am, preserved_analyses_of<P>, frame, set);
+    // Nothing to do unless the body marked (an abandon): one test.
+    if (am.has_marks()) [[unlikely]]
+      am.end_pass_preserving_all(set);
   } else {
-    invalidate_after_pass(am, preserved_analyses_of<P>, frame, set);
+    if (am.has_work()) [[unlikely]]
+      am.end_pass(preserved_analyses_of<P>, set);
   }
 }
-
-// FrameScope: pushes a pass frame on the manager, pops it when the run ends.
-template <class IR, class M>
-struct FrameScope {
-  M& am;
-  PassFrame<IR> frame;
-  template <class Set>
-  PASSINFRA_ALWAYS_INLINE FrameScope(M& manager, Set& set) noexcept : am(manager) {
-    frame.prev = am.frame();
-    frame.sink = SinkRef<IR>(set);
-    am.set_frame(&frame);
-  }
-  FrameScope(const FrameScope&) = delete;
-  FrameScope& operator=(const FrameScope&) = delete;
-  PASSINFRA_ALWAYS_INLINE ~FrameScope() { am.set_frame(frame.prev); }
-};
 
 // run_plain(pass, ir, ctx, gate, hooks): SPEC §3 without analyses.
 template <class P, class IR, class Ctx, class Gate, class Hooks>
@@ -222,7 +198,7 @@ PASSINFRA_ALWAYS_INLINE IR run_plain(const P& pass, IR ir, Ctx& ctx, [[maybe_unu
   }
 }
 
-// run_with_analyses: run_plain, with the frame and the invalidation of
+// run_with_analyses: run_plain, with the level and the invalidation of
 // SPEC §10.4 / §10.6 when the context holds a manager for this IR.
 template <class P, class IR, class Ctx, class Gate, class Hooks>
 PASSINFRA_ALWAYS_INLINE IR run_with_analyses(const P& pass, IR ir, Ctx& ctx, const Gate& gate, Hooks& hooks) {
@@ -231,20 +207,24 @@ PASSINFRA_ALWAYS_INLINE IR run_with_analyses(const P& pass, IR ir, Ctx& ctx, con
     return run_plain(pass, std::move(ir), ctx, gate, hooks);
   } else {
     M* am = ctx.analysis_manager();
-    if (am == nullptr) [[unlikely]]
+    if constexpr (requires { requires !Ctx::analysis_manager_may_be_null; }) {
+      // a static context made with a manager: never null
+    } else if (am == nullptr) [[unlikely]] {
       return run_plain(pass, std::move(ir), ctx, gate, hooks);
+    }
     auto& set = ctx.instrument_set();
-    FrameScope<IR, M> scope(*am, set);
+    typename M::template PassLevel<std::remove_reference_t<decltype(set)>> level(*am, set);
     auto body = [&](IR in) PASSINFRA_LAMBDA_INLINE -> IR {
       IR out = [&]() -> IR {
         try {
           return pass.transform(std::move(in), ctx);
         } catch (...) {
           am->clear_after_failure(set);  // SPEC §10.6: the IR the results described went into the pass
+          am->drop_marks();
           throw;
         }
       }();
-      finish_pass(pass, *am, scope.frame, set);
+      finish_pass(pass, *am, set);
       return out;
     };
     if constexpr (Hooks::template hook_free<IR>) {
