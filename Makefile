@@ -7,6 +7,7 @@
 #   make asan      same with ASan + UBSan                (preset asan)
 #   make tsan      same with TSan                        (preset tsan)
 #   make release   same, optimised                       (preset release)
+#   make debug     same at -O0 -g, for a debugger           (preset debug; dev has -g1)
 #   make bench     build the benchmarks optimised and run them -> build/release/benchmarks/results.md
 #   make bench-anchors       the same with the LLVM 14 / MLIR 14 anchors (installs llvm-14-dev, libmlir-14-dev)
 #   make bench-compile-time  compile time and memory of generated pipelines (benchmarks/compile_time.sh)
@@ -31,7 +32,7 @@ CMAKE := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL cmake
 CTEST := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL ctest
 DEPS  := bash scripts/deps.sh
 
-.PHONY: help deps demo test clang asan tsan release bench bench-anchors bench-compile-time package format format-check tidy fuzz clean
+.PHONY: help deps demo test clang asan tsan release debug bench bench-anchors bench-compile-time package format format-check tidy fuzz clean
 
 help:
 	@echo "passinfra: make <target>"
@@ -41,6 +42,7 @@ help:
 	@echo "  asan      build and test with AddressSanitizer + UBSan (preset asan)"
 	@echo "  tsan      build and test with ThreadSanitizer (preset tsan)"
 	@echo "  release   build and test optimised (preset release)"
+	@echo "  debug     build and test at -O0 -g, for gdb (preset debug; dev's -g1 has line tables only)"
 	@echo "  bench     build the benchmarks (preset release) and run them; results in build/release/benchmarks/results.md"
 	@echo "  bench-anchors        the same, with LLVM 14's and MLIR 14's pass managers (installs llvm-14-dev, libmlir-14-dev)"
 	@echo "  bench-compile-time   compile time and memory of generated pipelines, g++ and clang (benchmarks/compile_time.sh)"
@@ -65,7 +67,8 @@ test: PRESET := dev
 asan: PRESET := asan
 tsan: PRESET := tsan
 release: PRESET := release
-test asan tsan release:
+debug: PRESET := debug
+test asan tsan release debug:
 	@$(DEPS)
 	$(CMAKE) --preset $(PRESET)
 	$(CMAKE) --build --preset $(PRESET) -j$(JOBS)

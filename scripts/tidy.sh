@@ -23,10 +23,20 @@ PY
 )
 ((${#files[@]} > 0)) || { echo "tidy.sh: no example or header TUs in $db" >&2; exit 1; }
 
+# TIDY_JOBS files at a time (default 2, the machine's cores); each file's report
+# is printed whole, in the order of the list, once all have run.
+jobs=${TIDY_JOBS:-2}
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+for i in "${!files[@]}"; do printf '%s\n%s\n' "$i" "${files[$i]}"; done |
+  CLANG_TIDY=$CLANG_TIDY BUILD=$build OUT=$out xargs -P "$jobs" -d '\n' -n 2 bash -c '
+    "$CLANG_TIDY" -p "$BUILD" --quiet "$2" >"$OUT/$1.log" 2>/dev/null || : >"$OUT/$1.failed"
+  ' _
 status=0
-for f in "${files[@]}"; do
-  echo "==== tidy: ${f#"$PWD"/}"
-  "$CLANG_TIDY" -p "$build" --quiet "$f" 2>/dev/null || status=1
+for i in "${!files[@]}"; do
+  echo "==== tidy: ${files[$i]#"$PWD"/}"
+  cat "$out/$i.log"
+  [[ -e $out/$i.failed ]] && status=1
 done
 ((status == 0)) && echo "tidy.sh: ${#files[@]} TUs clean" || echo "tidy.sh: clang-tidy reported problems (above)" >&2
 exit "$status"
