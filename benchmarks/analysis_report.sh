@@ -109,7 +109,7 @@ awk -F'\t' '
     row("invalidation after preserves_all, 6 cached (am.invalidate(all()))", "an_invalidate_all_k6", sprintf("%.2f Ir", cost("an_invalidate_all_k6")), "<= 3 Ir", cost("an_invalidate_all_k6") <= 3)
     ratio("cached static slot, am.get<A>(ir)", "an_slot_get", "an_hand_optional", "<= 1.1x", 1.1)
     ratio("cached static slot, ctx.analyses().get<A>(ir)", "an_slot_handle", "an_hand_optional", "<= 1.1x", 1.1)
-    ratio("the same vs the hand-written cache reached through a context's pointer", "an_slot_handle", "an_hand_optional_ptr", "", "")
+    ratio("the same vs the hand-written cache reached through a pointer in the context", "an_slot_handle", "an_hand_optional_ptr", "", "")
     ratio("cached, run-time table, am.get<A>(ir)", "an_table_get", "llvm_an_get_module", "<= 1.0x (aim 0.5x)", 1.0)
     ratio("cached, run-time table, PassContext<IR>::analyses()", "an_table_dyn_handle", "llvm_an_get_module", "<= 1.0x (aim 0.5x)", 1.0)
     ratio("cached, run-time table, through ContextRef", "an_table_contextref", "llvm_an_get_module", "<= 1.0x (aim 0.5x)", 1.0)
