@@ -883,7 +883,7 @@ class AnalysisManager<IR, analyses<>> {
     return out;
   }
   // set_marks(pa): the marks of this level become pa.
-  void set_marks(PreservedAnalyses pa) { marks(std::string_view("AnalysisManager::set_marks")) = std::move(pa); }
+  void set_marks(const PreservedAnalyses& pa) { marks(std::string_view("AnalysisManager::set_marks")) = pa; }
   // drop_marks(): forget the marks of this level and deeper (a body threw).
   void drop_marks() noexcept {
     while (!marks_.empty() && marks_.back().depth >= depth_) pop_marks();
