@@ -213,7 +213,31 @@ PASSINFRA_ALWAYS_INLINE IR run_with_analyses(const P& pass, IR ir, Ctx& ctx, con
       return run_plain(pass, std::move(ir), ctx, gate, hooks);
     }
     auto& set = ctx.instrument_set();
-    typename M::template PassLevel<std::remove_reference_t<decltype(set)>> level(*am, set);
+    using Level = typename M::template PassLevel<std::remove_reference_t<decltype(set)>>;
+    if constexpr (Hooks::template hook_free<IR>) {
+      // No pass hooks: the level covers the body only and is closed before
+      // the end-of-pass test, so that with nothing cached or marked the
+      // compiler sees the level's increment and decrement side by side and
+      // keeps neither (no hook can look at the level in between). With work
+      // to do, the level is opened again around the invalidation: the marks
+      // the body made at that level are still there (nothing ran since).
+      IR out = [&]() -> IR {
+        const Level level(*am, set);
+        try {
+          return pass.transform(std::move(ir), ctx);
+        } catch (...) {
+          am->clear_after_failure(set);  // SPEC §10.6: the IR the results described went into the pass
+          am->drop_marks();
+          throw;
+        }
+      }();
+      if (am->has_work()) [[unlikely]] {
+        const Level level(*am, set);
+        finish_pass(pass, *am, set);
+      }
+      return out;
+    }
+    const Level level(*am, set);
     auto body = [&](IR in) PASSINFRA_LAMBDA_INLINE -> IR {
       IR out = [&]() -> IR {
         try {
@@ -227,14 +251,10 @@ PASSINFRA_ALWAYS_INLINE IR run_with_analyses(const P& pass, IR ir, Ctx& ctx, con
       finish_pass(pass, *am, set);
       return out;
     };
-    if constexpr (Hooks::template hook_free<IR>) {
-      return body(std::move(ir));
-    } else {
-      const PassInfo& info = info_of<P>(pass);
-      bool ask_should_run = false;  // a name in required_pass skips should_run
-      if constexpr (Hooks::template has_should_run<IR>) ask_should_run = !gate.is_required(info.name);
-      return run_hooks(hooks, std::move(ir), info, ask_should_run, body);
-    }
+    const PassInfo& info = info_of<P>(pass);
+    bool ask_should_run = false;  // a name in required_pass skips should_run
+    if constexpr (Hooks::template has_should_run<IR>) ask_should_run = !gate.is_required(info.name);
+    return run_hooks(hooks, std::move(ir), info, ask_should_run, body);
   }
 }
 
