@@ -252,6 +252,49 @@ TEST_CASE("tinyir analyses in passes: a false preserves claim is caught by the c
       passinfra::Error);
 }
 
+TEST_CASE("tinyir analyses in passes: a function pass's false claim is blamed on it, not on its follow-up InferType") {
+  // A TVM-style function pass that drops the dead lets of each function but
+  // says it keeps Liveness. Its invalidation happens after the last function,
+  // before tinyir's follow-up InferType runs as a nested pass: the checker
+  // compares then, at that pass's start, and names the function pass (it
+  // used to compare only after InferType, and blamed InferType).
+  const auto lying_dce = passinfra::function_pass(
+      {"LyingFunctionDCE", 0}, [](Function f, const Module& m) { return dead_code_elimination(f, m); },
+      passinfra::preserves<Liveness>{});
+  const std::string expected =
+      "passinfra: pass 'LyingFunctionDCE' preserved analysis 'Liveness' (function '@f'), but recomputing it "
+      "gives a different result";
+  {
+    Manager am;
+    passinfra::AnalysisPreservationChecker<Module> checker(am);
+    auto ctx = passinfra::make_pass_context<Module>({.opt_level = 3}, am, std::ref(checker));
+    const passinfra::Sequential seq{RequireEverything{}, lying_dce};
+    CHECK_THROWS_WITH_AS(passinfra::run(seq, from_text(kTwoFunctions), ctx), expected.c_str(), passinfra::Error);
+    CHECK(am.empty());
+  }
+  {
+    Manager am;
+    passinfra::AnalysisPreservationChecker<Module> checker(am);
+    passinfra::PassContext<Module> ctx({.opt_level = 3}, {passinfra::AnyInstrument<Module>(std::ref(checker))}, &am);
+    const passinfra::DynamicSequential<Module> seq{passinfra::AnyPass<Module>(RequireEverything{}),
+                                                   passinfra::AnyPass<Module>(lying_dce)};
+    CHECK_THROWS_WITH_AS(passinfra::run(seq, from_text(kTwoFunctions), ctx), expected.c_str(), passinfra::Error);
+    CHECK(am.empty());
+  }
+  {
+    // The honest function DCE (it declares nothing): no complaint, and the
+    // nested InferType's start is checked too.
+    Manager am;
+    passinfra::AnalysisPreservationChecker<Module> checker(am);
+    auto ctx = passinfra::make_pass_context<Module>({.opt_level = 3}, am, std::ref(checker));
+    const auto honest = passinfra::function_pass(
+        {"FunctionDCE", 0}, [](Function f, const Module& m) { return dead_code_elimination(f, m); });
+    const passinfra::Sequential seq{RequireEverything{}, honest, RequireEverything{}};
+    CHECK_NOTHROW((void)passinfra::run(seq, from_text(kTwoFunctions), ctx));
+    CHECK(checker.checked() > 0);
+  }
+}
+
 TEST_CASE("tinyir analyses in passes: passes run under a dynamic context without a manager") {
   passinfra::PassContext<Module> ctx({.opt_level = 3});
   const Module out = passinfra::run(plain_pipeline(), from_text(kTwoFunctions), ctx);

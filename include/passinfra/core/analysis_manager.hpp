@@ -701,6 +701,12 @@ class AnalysisManager<IR, analyses<>> {
   }
   // in_pass(): a pass is running on this manager (through run()).
   bool in_pass() const noexcept { return depth_ != 0; }
+  // invalidations(): how many invalidations have been asked of this manager
+  // (each end of a pass with work to do, each function of a function pass,
+  // each am.invalidate), whether or not they dropped anything. The
+  // preservation checker compares it to know whether a pass ended since it
+  // last looked.
+  std::uint64_t invalidations() const noexcept { return invalidations_; }
   // frame(): non-null iff in_pass() (kept for the checker's first version; use in_pass()).
   const void* frame() const noexcept { return depth_ != 0 ? this : nullptr; }
 
@@ -773,6 +779,7 @@ class AnalysisManager<IR, analyses<>> {
   template <class Sink>
   void invalidate_with(const PreservedAnalyses& pa, detail::InvalidationScope scope, const function_key_type* fkey,
                        Sink& sink) {
+    ++invalidations_;
     if (head_ == nullptr || pa.is_all()) return;  // an "all" set with nothing abandoned costs no walk
     bool any = false;
     try {
@@ -1227,8 +1234,9 @@ class AnalysisManager<IR, analyses<>> {
     }
   }
 
-  std::size_t depth_ = 0;    // passes running on this manager
-  std::size_t pending_ = 0;  // cached results + mark entries
+  std::size_t depth_ = 0;            // passes running on this manager
+  std::size_t pending_ = 0;          // cached results + mark entries
+  std::uint64_t invalidations_ = 0;  // see invalidations()
   std::vector<detail::MarkEntry> marks_;
   detail::SinkRef<IR> sink_{};  // the hooks of the innermost pass's context (when it has analysis hooks)
   entry_type* head_ = nullptr;

@@ -31,6 +31,12 @@
 //   way (its results could not be confirmed) and the exception continues
 //   unchanged.
 //
+// A pass that has had its invalidation and then starts another pass inside
+// itself (a function pass's follow-up pass, SPEC §10.5) is checked when the
+// inner pass starts (run_before_pass, on its input), if an invalidation was
+// asked of the manager since the last comparison, so a false claim names
+// the pass that made it; the throw then travels as a run_before_pass throw.
+//
 // It checks the passes run under the context it is in (only that context
 // calls its hooks), and only while that pass runs with this checker's
 // manager: a pass whose context has no manager, or another one, is not
@@ -42,6 +48,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <string>
 #include <string_view>
@@ -62,7 +69,17 @@ class AnalysisPreservationChecker {
 
   std::string_view name() const noexcept { return "AnalysisPreservationChecker"; }
 
+  // A pass that starts inside another (a nested pass, the IR's follow-up
+  // pass of a function pass) after the enclosing pass has had its
+  // invalidation: the enclosing pass's claims are checked now, on the nested
+  // pass's input, so a false one is blamed on the pass that made it.
+  void run_before_pass(const IR& ir, const PassInfo& info) {
+    if (!running_.empty() && am_->in_pass() && am_->invalidations() != seen_) check(ir, running_.back());
+    running_.emplace_back(info.name);
+  }
+
   void run_after_pass(const IR& ir, const PassInfo& info) {
+    if (!running_.empty()) running_.pop_back();
     if (am_->frame() == nullptr) {  // no pass is running with this manager: its cache is not this IR's
       if (!warned_) {
         warned_ = true;
@@ -72,6 +89,19 @@ class AnalysisPreservationChecker {
       }
       return;
     }
+    check(ir, info.name);
+  }
+
+  void run_after_pass_failed(const PassInfo&, const std::exception_ptr&) noexcept {
+    if (!running_.empty()) running_.pop_back();
+  }
+
+  AnalysisManager<IR>& manager() const noexcept { return *am_; }
+  std::size_t checked() const noexcept { return checked_; }
+
+ private:
+  // Recomputes every cached result on `ir` and compares; `pass` is blamed.
+  void check(const IR& ir, std::string_view pass) {
     // The results to check, before any recomputation: recompute may cache
     // a dependency it had not read before (appended, never moving these).
     struct Item {
@@ -97,19 +127,15 @@ class AnalysisPreservationChecker {
       ++checked_;
       if (item.cached->equals(fresh).value_or(true)) continue;
       // Copy the names: clearing destroys the entries they point into.
-      std::string message =
-          "pass '" + std::string(info.name) + "' preserved analysis '" + std::string(item.info.name) + "'";
+      std::string message = "pass '" + std::string(pass) + "' preserved analysis '" + std::string(item.info.name) + "'";
       if (!item.info.function.empty()) message += " (function '" + std::string(item.info.function) + "')";
       message += ", but recomputing it gives a different result";
       am_->clear_in_pass();
       throw Error(message);
     }
+    seen_ = am_->invalidations();
   }
 
-  AnalysisManager<IR>& manager() const noexcept { return *am_; }
-  std::size_t checked() const noexcept { return checked_; }
-
- private:
   void note_unchecked(std::string_view analysis) {
     for (const auto& n : unchecked_) {
       if (n == analysis) return;
@@ -121,6 +147,8 @@ class AnalysisPreservationChecker {
 
   AnalysisManager<IR>* am_;
   std::vector<std::string> unchecked_;  // analyses already named in the INFO line
+  std::vector<std::string> running_;    // the names of the passes whose run_before_pass returned, innermost last
+  std::uint64_t seen_ = 0;              // am_->invalidations() when the last check ended
   std::size_t checked_ = 0;
   bool warned_ = false;
 };
