@@ -707,8 +707,6 @@ class AnalysisManager<IR, analyses<>> {
   // preservation checker compares it to know whether a pass ended since it
   // last looked.
   std::uint64_t invalidations() const noexcept { return invalidations_; }
-  // frame(): non-null iff in_pass() (kept for the checker's first version; use in_pass()).
-  const void* frame() const noexcept { return depth_ != 0 ? this : nullptr; }
 
   bool empty() const noexcept { return size_ == 0; }
   std::size_t size() const noexcept { return size_; }

@@ -214,6 +214,16 @@ PASSINFRA_ALWAYS_INLINE IR run_with_analyses(const P& pass, IR ir, Ctx& ctx, con
     }
     auto& set = ctx.instrument_set();
     using Level = typename M::template PassLevel<std::remove_reference_t<decltype(set)>>;
+    // The body; when it throws, the cache and the level's marks go first.
+    auto transform = [&](IR in) PASSINFRA_LAMBDA_INLINE -> IR {
+      try {
+        return pass.transform(std::move(in), ctx);
+      } catch (...) {
+        am->clear_after_failure(set);  // SPEC §10.6: the IR the results described went into the pass
+        am->drop_marks();
+        throw;
+      }
+    };
     if constexpr (Hooks::template hook_free<IR>) {
       // No pass hooks: the level covers the body only and is closed before
       // the end-of-pass test, so that with nothing cached or marked the
@@ -223,13 +233,7 @@ PASSINFRA_ALWAYS_INLINE IR run_with_analyses(const P& pass, IR ir, Ctx& ctx, con
       // the body made at that level are still there (nothing ran since).
       IR out = [&]() -> IR {
         const Level level(*am, set);
-        try {
-          return pass.transform(std::move(ir), ctx);
-        } catch (...) {
-          am->clear_after_failure(set);  // SPEC §10.6: the IR the results described went into the pass
-          am->drop_marks();
-          throw;
-        }
+        return transform(std::move(ir));
       }();
       if (am->has_work()) [[unlikely]] {
         const Level level(*am, set);
@@ -239,15 +243,7 @@ PASSINFRA_ALWAYS_INLINE IR run_with_analyses(const P& pass, IR ir, Ctx& ctx, con
     }
     const Level level(*am, set);
     auto body = [&](IR in) PASSINFRA_LAMBDA_INLINE -> IR {
-      IR out = [&]() -> IR {
-        try {
-          return pass.transform(std::move(in), ctx);
-        } catch (...) {
-          am->clear_after_failure(set);  // SPEC §10.6: the IR the results described went into the pass
-          am->drop_marks();
-          throw;
-        }
-      }();
+      IR out = transform(std::move(in));
       finish_pass(pass, *am, set);
       return out;
     };

@@ -80,7 +80,7 @@ class AnalysisPreservationChecker {
 
   void run_after_pass(const IR& ir, const PassInfo& info) {
     if (!running_.empty()) running_.pop_back();
-    if (am_->frame() == nullptr) {  // no pass is running with this manager: its cache is not this IR's
+    if (!am_->in_pass()) {  // no pass is running with this manager: its cache is not this IR's
       if (!warned_) {
         warned_ = true;
         log(LogLevel::warning, "AnalysisPreservationChecker: pass '" + std::string(info.name) +
