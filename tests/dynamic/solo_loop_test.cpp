@@ -5,7 +5,9 @@
 // exception, and the list held afterwards must agree -- in particular when a
 // hook, a body or a required pass's hook replaces the list in the middle of a
 // pass (SPEC §2 override_instruments; DynamicInstruments' rules), when the
-// instrument vetoes, and when a body throws before or after the replacement.
+// instrument vetoes, and when a body throws before or after the replacement;
+// and all of it again under an analysis manager whose results the bodies
+// read and whose invalidation the instruments see (SPEC §10.4, §10.6, §10.7).
 #include <doctest/doctest.h>
 
 #include <cstddef>
@@ -38,11 +40,13 @@ struct Scenario {
   bool veto = false;              // A's should_run says "skip" at the replacement
   std::string throws;             // the pass whose body throws after its event ("" none)
   bool new_after_throws = false;  // B's run_after_pass throws
+  bool managed = false;           // the context holds an analysis manager the bodies use
   std::string describe() const {
     static const char* const names[] = {"nothing", "should_run", "before", "body", "after"};
     return std::to_string(initial_items) + " item(s), replace at " + names[static_cast<int>(at)] + " of " + pass +
            " with " + std::to_string(new_items) + " item(s)" + (veto ? ", veto" : "") +
-           (throws.empty() ? "" : ", " + throws + " throws") + (new_after_throws ? ", B.after throws" : "");
+           (throws.empty() ? "" : ", " + throws + " throws") + (new_after_throws ? ", B.after throws" : "") +
+           (managed ? ", with a manager" : "");
   }
 };
 
@@ -50,6 +54,16 @@ Ctx* g_ctx = nullptr;  // the context the scenario runs under
 const Scenario* g_scenario = nullptr;
 
 std::vector<AnyInstrument<TestIR>> new_list(EventLog& log);
+
+// An analysis of the IR: the length of its trail.
+struct TrailLength {
+  static constexpr passinfra::AnalysisInfo info{"TrailLength"};
+  using result_type = std::size_t;
+  std::size_t run(const TestIR& ir) const {
+    ir.log->add("compute TrailLength");
+    return ir.trail.size();
+  }
+};
 
 // Logs every hook as "<name>.<hook>(<pass>)" and its destruction; "A" replaces
 // the list where the scenario says.
@@ -89,6 +103,15 @@ struct Logging {
   void run_after_pass_failed(const PassInfo& info, std::exception_ptr) {
     log->add(name + ".failed(" + std::string(info.name) + ")");
   }
+  void run_before_analysis(const TestIR&, const passinfra::AnalysisInfo& info) {
+    log->add(name + ".before_analysis(" + std::string(info.name) + ")");
+  }
+  void run_after_analysis(const TestIR&, const passinfra::AnalysisInfo& info) {
+    log->add(name + ".after_analysis(" + std::string(info.name) + ")");
+  }
+  void run_analysis_invalidated(const passinfra::AnalysisInfo& info) {
+    log->add(name + ".invalidated(" + std::string(info.name) + ")");
+  }
 };
 
 AnyInstrument<TestIR> logging(EventLog& log, std::string name) {
@@ -103,13 +126,20 @@ std::vector<AnyInstrument<TestIR>> new_list(EventLog& log) {
 }
 
 // A pass named at run time: logs its name, replaces the list from its body
-// or throws when the scenario says.
+// or throws when the scenario says. Under a manager it reads TrailLength
+// (computed when not cached) and logs it; P3 marks it preserved, P4 marks
+// everything preserved, the others keep nothing.
 struct Step {
   std::string name;
   int opt_level = 0;
   PassInfo info() const { return {name, opt_level}; }
-  TestIR transform(TestIR ir, auto&) const {
+  TestIR transform(TestIR ir, auto& ctx) const {
     ir.log->add(name);
+    if (g_scenario->managed) {
+      ir.log->add(name + " reads " + std::to_string(ctx.analyses().template get<TrailLength>(ir)));
+      if (name == "P3") ctx.analyses().template preserve<TrailLength>();
+      if (name == "P4") ctx.analyses().preserve_all();
+    }
     ir.trail.push_back(name);
     if (g_scenario->at == At::body && g_scenario->pass == name) {
       g_ctx->override_instruments(new_list(*ir.log));
@@ -146,7 +176,8 @@ Outcome run_scenario(const Scenario& s, bool general) {
     std::vector<AnyInstrument<TestIR>> initial;
     if (s.initial_items >= 1) initial.push_back(logging(log, "A"));
     if (s.initial_items >= 2) initial.push_back(logging(log, "X"));
-    Ctx ctx(std::move(options), passinfra::DynamicInstruments<TestIR>(std::move(initial)));
+    passinfra::AnalysisManager<TestIR> am;
+    Ctx ctx(std::move(options), passinfra::DynamicInstruments<TestIR>(std::move(initial)), s.managed ? &am : nullptr);
     g_ctx = &ctx;
     const auto seq = pipeline();
     try {
@@ -155,6 +186,7 @@ Outcome run_scenario(const Scenario& s, bool general) {
       out.error = e.what();
     }
     for (const auto& item : ctx.instruments().items()) out.held.emplace_back(item.name());
+    if (s.managed) log.add("cached: " + std::to_string(am.get_cached<TrailLength>() != nullptr));
     log.add("context ends");
   }
   g_ctx = nullptr;
@@ -187,6 +219,13 @@ std::vector<Scenario> scenarios() {
       }
     }
   }
+  // Each again under a manager.
+  const std::size_t plain = all.size();
+  for (std::size_t i = 0; i < plain; ++i) {
+    Scenario s = all[i];
+    s.managed = true;
+    all.push_back(s);
+  }
   return all;
 }
 
@@ -209,7 +248,8 @@ TEST_CASE("solo loop: every replacement point agrees with the walk through the l
   // Per initial list and thrower: the plain run, then for each new list ({}
   // once; {B} and {B, C} with and without B.after throwing) 2 body
   // replacements, and 7 passes x 4 hook replacements when there is an A.
-  CHECK(all.size() == 3 * (1 + 2 * (1 + 2 * 2)) + 2 * 3 * (1 + (7 * 4 + 2) * (1 + 2 * 2)));
+  // All of it with and without a manager.
+  CHECK(all.size() == 2 * (3 * (1 + 2 * (1 + 2 * 2)) + 2 * 3 * (1 + (7 * 4 + 2) * (1 + 2 * 2))));
 }
 
 TEST_CASE("solo loop: a replacement ends the instrument's part; the new list's hooks take over from the next phase") {
@@ -252,4 +292,71 @@ TEST_CASE("solo loop: a replacement ends the instrument's part; the new list's h
   CHECK(out.events == expected);
   CHECK(out.trail == std::vector<std::string>{"P1", "R", "Q", "Req", "P3", "P4"});
   CHECK(out.held == std::vector<std::string>{"B"});
+}
+
+TEST_CASE("solo loop: under an analysis manager, each body's invalidation comes before its run_after_pass") {
+  // Spelled out, as above: the solo loop (one instrument, no names listed)
+  // with a manager, and the cache emptied by a body that throws.
+  Scenario s{1, At::nothing, "", 0, false, "P4"};
+  s.managed = true;
+  const Outcome out = run_scenario(s, false);
+  const std::vector<std::string> expected{"A.should_run(sequential)",
+                                          "A.before(sequential)",
+                                          "A.should_run(P1)",
+                                          "A.before(P1)",
+                                          "P1",
+                                          "A.before_analysis(TrailLength)",
+                                          "compute TrailLength",
+                                          "A.after_analysis(TrailLength)",
+                                          "P1 reads 0",
+                                          "A.invalidated(TrailLength)",  // P1 keeps nothing
+                                          "A.after(P1)",
+                                          "A.should_run(R)",
+                                          "A.before(R)",
+                                          "R",
+                                          "A.before_analysis(TrailLength)",
+                                          "compute TrailLength",
+                                          "A.after_analysis(TrailLength)",
+                                          "R reads 1",
+                                          "A.invalidated(TrailLength)",
+                                          "A.after(R)",
+                                          "A.should_run(Q)",  // Req's required pass, through run()
+                                          "A.before(Q)",
+                                          "Q",
+                                          "A.before_analysis(TrailLength)",
+                                          "compute TrailLength",
+                                          "A.after_analysis(TrailLength)",
+                                          "Q reads 2",
+                                          "A.invalidated(TrailLength)",
+                                          "A.after(Q)",
+                                          "A.should_run(Req)",
+                                          "A.before(Req)",
+                                          "Req",
+                                          "A.before_analysis(TrailLength)",
+                                          "compute TrailLength",
+                                          "A.after_analysis(TrailLength)",
+                                          "Req reads 3",
+                                          "A.invalidated(TrailLength)",
+                                          "A.after(Req)",
+                                          "A.should_run(P3)",
+                                          "A.before(P3)",
+                                          "P3",
+                                          "A.before_analysis(TrailLength)",
+                                          "compute TrailLength",
+                                          "A.after_analysis(TrailLength)",
+                                          "P3 reads 4",  // P3 marks it preserved: kept (and now stale)
+                                          "A.after(P3)",
+                                          "A.should_run(P4)",
+                                          "A.before(P4)",
+                                          "P4",
+                                          "P4 reads 4",                  // cached
+                                          "A.invalidated(TrailLength)",  // P4 threw: the cache is cleared ...
+                                          "A.failed(P4)",                // ... before run_after_pass_failed
+                                          "A.failed(sequential)",
+                                          "cached: 0",
+                                          "context ends",
+                                          "A destroyed"};
+  CHECK(out.events == expected);
+  CHECK(out.error == "P4 failed");
+  CHECK(run_scenario(s, true).events == expected);  // the walk through the list agrees
 }

@@ -858,7 +858,7 @@ class AnalysisManager<IR, analyses<>> {
   // has_work(): something is cached or marked (else a pass's end is free).
   PASSINFRA_ALWAYS_INLINE bool has_work() const noexcept { return pending_ != 0; }
   // has_marks(): some running pass has marked.
-  PASSINFRA_ALWAYS_INLINE bool has_marks() const noexcept { return !marks_.empty(); }
+  PASSINFRA_ALWAYS_INLINE bool has_marks() const noexcept { return mark_entries_ != 0; }
 
   // end_pass(declared, set): the invalidation at the end of the pass body
   // running at this level: declared ∪ its marks (SPEC §10.4).
@@ -901,6 +901,7 @@ class AnalysisManager<IR, analyses<>> {
     if (MarkEntry* m = marks_here()) return m->marks;
     marks_.push_back(detail::MarkEntry{depth_, PreservedAnalyses()});
     ++pending_;
+    ++mark_entries_;
     return marks_.back().marks;
   }
 
@@ -916,6 +917,7 @@ class AnalysisManager<IR, analyses<>> {
   void pop_marks() noexcept {
     marks_.pop_back();
     --pending_;
+    --mark_entries_;
   }
 
  public:
@@ -1236,7 +1238,8 @@ class AnalysisManager<IR, analyses<>> {
   std::size_t pending_ = 0;          // cached results + mark entries
   std::uint64_t invalidations_ = 0;  // see invalidations()
   std::vector<detail::MarkEntry> marks_;
-  detail::SinkRef<IR> sink_{};  // the hooks of the innermost pass's context (when it has analysis hooks)
+  std::size_t mark_entries_ = 0;  // marks_.size(), as one load for has_marks()
+  detail::SinkRef<IR> sink_{};    // the hooks of the innermost pass's context (when it has analysis hooks)
   entry_type* head_ = nullptr;
   entry_type* tail_ = nullptr;
   std::size_t size_ = 0;

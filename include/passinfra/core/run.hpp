@@ -183,6 +183,21 @@ PASSINFRA_ALWAYS_INLINE void finish_pass(const P& pass, M& am, Set& set) {
   }
 }
 
+// finish_has_work(pass, am): whether finish_pass has anything to do: for a
+// pass declaring preserves_all, only its marks (an abandon) can drop a
+// result, so what is cached does not count (DESIGN: invalidation after a
+// preserves_all pass costs the same whatever is cached).
+template <class P, class M>
+PASSINFRA_ALWAYS_INLINE bool finish_has_work(const P& pass, const M& am) {
+  if constexpr (requires { pass.preserved_analyses(); }) {
+    return am.has_work();
+  } else if constexpr (HasValidPreserves<P> && declares_preserves_all<P>) {
+    return am.has_marks();
+  } else {
+    return am.has_work();
+  }
+}
+
 // run_plain(pass, ir, ctx, gate, hooks): SPEC §3 without analyses.
 template <class P, class IR, class Ctx, class Gate, class Hooks>
 PASSINFRA_ALWAYS_INLINE IR run_plain(const P& pass, IR ir, Ctx& ctx, [[maybe_unused]] const Gate& gate,
@@ -235,7 +250,7 @@ PASSINFRA_ALWAYS_INLINE IR run_with_analyses(const P& pass, IR ir, Ctx& ctx, con
         const Level level(*am, set);
         return transform(std::move(ir));
       }();
-      if (am->has_work()) [[unlikely]] {
+      if (finish_has_work(pass, *am)) [[unlikely]] {
         const Level level(*am, set);
         finish_pass(pass, *am, set);
       }

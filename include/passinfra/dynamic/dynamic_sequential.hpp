@@ -15,11 +15,12 @@
 // A DynamicSequential preserves every analysis itself (SPEC §10.4): each
 // child has applied its own set when it ran.
 //
-// Under a PassContext<IR> that lists no pass names, holds no analysis
-// manager and whose list holds one instrument (or none), the children run in that instrument's own loop
+// Under a PassContext<IR> that lists no pass names and whose list holds one
+// instrument (or none), the children run in that instrument's own loop
 // (detail::SoloLoop, solo_loop.hpp): its hooks are direct calls and each
-// child costs one virtual call, with the same events as the walk through the
-// list, which takes over once the list changes (tests/dynamic/solo_loop_test.cpp).
+// child costs one virtual call (and, with an analysis manager, one test),
+// with the same events as the walk through the list, which takes over once
+// the list changes (tests/dynamic/solo_loop_test.cpp).
 #pragma once
 
 #include <algorithm>
@@ -72,10 +73,9 @@ class DynamicSequential : public CallablePass<DynamicSequential<IR>> {
       if (gate.names_listed()) [[unlikely]]
         return run_children_general(std::move(ir), ctx, gate);
       if constexpr (std::is_same_v<Ctx, PassContext<IR>>) {
-        // With a manager, each child runs through run() (its frame and its
-        // invalidation, SPEC §10.4), which the solo loop does not do.
-        if (ctx.analysis_manager() != nullptr) return run_children(std::move(ir), ctx, gate.opt_level_gate());
-        return run_children_solo(std::move(ir), ctx, gate.opt_level_gate());
+        if (ctx.analysis_manager() != nullptr) [[unlikely]]
+          return run_children_solo<true>(std::move(ir), ctx, gate.opt_level_gate());
+        return run_children_solo<false>(std::move(ir), ctx, gate.opt_level_gate());
       } else {
         return run_children(std::move(ir), ctx, gate.opt_level_gate());
       }
@@ -126,6 +126,9 @@ class DynamicSequential : public CallablePass<DynamicSequential<IR>> {
   // the list holds one instrument, the children run in that instrument's
   // own loop (detail::SoloLoop, its hooks called directly); otherwise, or
   // once the list has changed, one child at a time through the list.
+  // `Managed`: the context holds an analysis manager (without one, a child
+  // through the list runs run()'s path without analyses, as before them).
+  template <bool Managed>
   IR run_children_solo(IR ir, PassContext<IR>& ctx, detail::OptLevelGate gate) const {
     ContextRef<IR> body_ctx(ctx);
     const DynamicInstruments<IR>& list = ctx.instruments();
@@ -141,15 +144,28 @@ class DynamicSequential : public CallablePass<DynamicSequential<IR>> {
                                   list.generation(),
                                   &solo_resume,
                                   &solo_body_failed,
-                                  &ctx};
+                                  &ctx,
+                                  ctx.analysis_manager(),
+                                  detail::SinkRef<IR>(ctx.instrument_set())};
         ir = items == 1 ? list.items().front().run_solo(loop, std::move(ir))
                         : loop.run(detail::no_instrument, std::move(ir));
         next = loop.next;
         continue;
       }
-      ir = run_child(*next++, std::move(ir), ctx, gate, body_ctx);
+      if constexpr (Managed) {
+        ir = run_child(*next++, std::move(ir), ctx, gate, body_ctx);
+      } else {
+        ir = run_child_unmanaged(*next++, std::move(ir), ctx, gate, body_ctx);
+      }
     }
     return ir;
+  }
+  // run_child without the analysis manager's null test: the caller knows.
+  PASSINFRA_ALWAYS_INLINE IR run_child_unmanaged(const AnyPass<IR>& child, IR ir, PassContext<IR>& ctx,
+                                                 detail::OptLevelGate gate, ContextRef<IR>& body_ctx) const {
+    if (!gate.pass_enabled(child.info())) return ir;
+    if (child.has_required()) ir = child.run_required(std::move(ir), body_ctx);
+    return detail::run_plain(BoundChild{child, body_ctx}, std::move(ir), ctx, gate, ctx.instrument_set());
   }
 
   // The rest of `child`'s SPEC §3 sequence, from `from`, over the context's
@@ -158,8 +174,11 @@ class DynamicSequential : public CallablePass<DynamicSequential<IR>> {
     auto& set = static_cast<PassContext<IR>*>(loop.context)->instrument_set();
     const PassInfo& info = child.info();
     if (from != detail::SoloResume::after) {
-      return detail::run_hooks(set, std::move(ir), info, from == detail::SoloResume::should_run,
-                               [&](IR in) { return child.transform(std::move(in), *loop.body_ctx); });
+      // The loop's level on the manager is open (SoloLoop::run_loop).
+      return detail::run_hooks(set, std::move(ir), info, from == detail::SoloResume::should_run, [&](IR in) {
+        if (loop.am != nullptr) return loop.managed_body(*loop.am, child, std::move(in), *loop.body_ctx);
+        return child.transform(std::move(in), *loop.body_ctx);
+      });
     }
     // From the after hooks. No run_after_pass_failed can follow: SPEC §3
     // tells the positions whose run_before_pass returned (at most the first)

@@ -20,7 +20,18 @@
 //    sequence runs over the list as it is now (`resume`, the list's own walk)
 //    and the loop returns; the caller goes on with the list as it is now;
 //  * a body that throws: run_after_pass_failed over the list's position 0
-//    (`body_failed`, the list's own walk: run_before_pass has returned there).
+//    (`body_failed`, the list's own walk: run_before_pass has returned there);
+//  * with an analysis manager (SPEC §10.4, §10.6; `am` not null): each
+//    body runs as run()'s analysed path runs it — the invalidation with the
+//    child's declaration and marks before run_after_pass; on a throw the
+//    cache cleared and the marks dropped before run_after_pass_failed — with
+//    the analysis hooks going to the context's set (`analysis_sink`). One
+//    level on the manager spans the loop instead of one per child: what a
+//    level is for is the same (in_pass() is true in every hook and body of
+//    the loop, a body's marks are taken by its own end of pass), and a child
+//    then costs the has_work() test. The loop is compiled twice per T (with
+//    and without a manager) and picks one per call, so a context without a
+//    manager runs the loop it ran before.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +39,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "passinfra/core/analysis_manager.hpp"
 #include "passinfra/core/instrument.hpp"
 #include "passinfra/core/pass_info.hpp"
 #include "passinfra/dynamic/any_pass.hpp"
@@ -42,6 +54,18 @@ enum class SoloResume { should_run, before, after };
 // The instrument of an empty list: no hooks.
 struct NoInstrument {};
 inline constexpr NoInstrument no_instrument{};
+
+// The loop's level on the manager (AnalysisManager::PassLevel, with the
+// context's analysis hooks) when `Open`, else nothing.
+template <class IR, bool Open>
+struct SoloLevel {
+  PASSINFRA_ALWAYS_INLINE SoloLevel(AnalysisManager<IR>*, SinkRef<IR>&) noexcept {}
+};
+template <class IR>
+struct SoloLevel<IR, true> {
+  typename AnalysisManager<IR>::template PassLevel<SinkRef<IR>> level;
+  PASSINFRA_ALWAYS_INLINE SoloLevel(AnalysisManager<IR>* am, SinkRef<IR>& sink) noexcept : level(*am, sink) {}
+};
 
 template <class IR>
 struct SoloLoop {
@@ -59,16 +83,51 @@ struct SoloLoop {
   IR (*resume)(const SoloLoop&, const AnyPass<IR>& child, IR ir, SoloResume from);
   void (*body_failed)(const SoloLoop&, const AnyPass<IR>& child, const std::exception_ptr& error) noexcept;
   void* context;
+  AnalysisManager<IR>* am;    // the context's manager; null: none
+  SinkRef<IR> analysis_sink;  // the context's set, for the analysis hooks
 
   // run(instrument, ir): the children from `next` on, under the list's one
   // instrument (a T), until they are done or the list has been replaced.
   template <class T>
-  IR run(T& instrument, IR ir);
+  IR run(T& instrument, IR ir) {
+    if (am != nullptr) [[unlikely]]
+      return run_loop<T, true>(instrument, std::move(ir));
+    return run_loop<T, false>(instrument, std::move(ir));
+  }
+
+  // managed_body(mgr, child, ir, ctx): the child's body under the manager,
+  // inside a level: on a throw the cache is cleared and the level's marks
+  // dropped (SPEC §10.6); on return the invalidation with the child's
+  // declaration and its marks (SPEC §10.4).
+  IR managed_body(AnalysisManager<IR>& mgr, const AnyPass<IR>& child, IR ir, ContextRef<IR>& ctx) const {
+    try {
+      ir = child.transform(std::move(ir), ctx);
+    } catch (...) {
+      SinkRef<IR> sink = analysis_sink;
+      mgr.clear_after_failure(sink);
+      mgr.drop_marks();
+      throw;
+    }
+    if (mgr.has_work()) [[unlikely]]
+      return end_pass(mgr, child, std::move(ir), analysis_sink);
+    return ir;
+  }
+
+ private:
+  // The invalidation at a child's end when the manager has work; the IR
+  // passes through (so the loop keeps it in the return register).
+  [[gnu::noinline]] static IR end_pass(AnalysisManager<IR>& mgr, const AnyPass<IR>& child, IR ir, SinkRef<IR> sink) {
+    mgr.end_pass(child.preserved_analyses(), sink);
+    return ir;
+  }
+
+  template <class T, bool Managed>
+  IR run_loop(T& instrument, IR ir);
 };
 
 template <class IR>
-template <class T>
-IR SoloLoop<IR>::run(T& instrument, IR ir) {
+template <class T, bool Managed>
+IR SoloLoop<IR>::run_loop(T& instrument, IR ir) {
   constexpr bool has_early_hooks = HasShouldRun<T, IR> || HasRunBeforePass<T, IR>;
   // An empty list: no run_before_pass has returned, so a failing body tells
   // no one (nor can a list installed by the body have entered the sequence).
@@ -81,6 +140,8 @@ IR SoloLoop<IR>::run(T& instrument, IR ir) {
   ContextRef<IR>& ctx = *body_ctx;
   const std::uint64_t* const count = generation;
   const std::uint64_t start = generation_at_start;
+  AnalysisManager<IR>* const mgr = am;
+  [[maybe_unused]] const SoloLevel<IR, Managed> analysis_level(mgr, analysis_sink);
   const auto changed = [&]() PASSINFRA_LAMBDA_INLINE { return *count != start; };
   const auto leave = [&](IR out) PASSINFRA_LAMBDA_INLINE {
     next = child + 1;
@@ -113,7 +174,14 @@ IR SoloLoop<IR>::run(T& instrument, IR ir) {
         return leave(run ? resume(*this, *child, std::move(ir), SoloResume::before) : std::move(ir));
       }
     }
-    if constexpr (is_empty_list) {
+    if constexpr (Managed) {
+      try {
+        ir = managed_body(*mgr, *child, std::move(ir), ctx);
+      } catch (...) {
+        if constexpr (!is_empty_list) body_failed(*this, *child, std::current_exception());
+        throw;
+      }
+    } else if constexpr (is_empty_list) {
       ir = child->transform(std::move(ir), ctx);
     } else {
       try {
