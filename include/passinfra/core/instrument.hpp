@@ -13,8 +13,18 @@
 //                              instrument's run_before_analysis returned
 // HasRunAnalysisInvalidated<I> i.run_analysis_invalidated(info)  a cached result was dropped
 //                              (SPEC §10.7; `info` is an AnalysisInfo, `ir` the module)
+// HasRunBeforePipeline<I, U>   i.run_before_pipeline(unit, pipeline_info)   a nest is about to run its
+//                              pipeline on a unit (SPEC §11.3; U the unit type)
+// HasRunAfterPipeline<I, U>    i.run_after_pipeline(unit, pipeline_info)    it did; `unit` is the result
+// HasRunAfterPipelineFailed<I> i.run_after_pipeline_failed(pipeline_info, eptr)  it threw, after this
+//                              instrument's run_before_pipeline returned
 // HasAnalysisHook<I, IR>       I has at least one of the four
 // InstrumentFor<I, IR>         I has at least one hook for IR
+// HasUnitHook<I, U>            I has a pass or pipeline hook that a unit pipeline over U calls
+// ThreadSafeInstrument<I>      I declares `static constexpr bool thread_safe = true`, or
+//                              is_thread_safe_instrument<I> is specialized true (SPEC §11.8)
+// instrument_thread_safe(i)    the same, or `i.thread_safe()` when I has that member (asked when a
+//                              nest starts); false when I declares nothing
 // InstrumentList<L>            a run-time list of instruments (DynamicInstruments) inside a set
 // instrument_name(i)           `i.name()` or `i.name` if present, else I's type name, as a
 //                              std::string it owns (name() may return a temporary std::string)
@@ -33,6 +43,7 @@
 
 #include "passinfra/core/analysis.hpp"
 #include "passinfra/core/pass_info.hpp"
+#include "passinfra/core/pipeline_info.hpp"
 #include "passinfra/detail/type_name.hpp"
 
 namespace passinfra {
@@ -72,14 +83,60 @@ concept HasRunAfterAnalysisFailed =
 template <class I>
 concept HasRunAnalysisInvalidated = requires(I& i, const AnalysisInfo& info) { i.run_analysis_invalidated(info); };
 
+// The pipeline hooks (SPEC §11.3).
+template <class I, class U>
+concept HasRunBeforePipeline =
+    requires(I& i, const U& unit, const PipelineInfo& info) { i.run_before_pipeline(unit, info); };
+
+template <class I, class U>
+concept HasRunAfterPipeline =
+    requires(I& i, const U& unit, const PipelineInfo& info) { i.run_after_pipeline(unit, info); };
+
+template <class I>
+concept HasRunAfterPipelineFailed =
+    requires(I& i, const PipelineInfo& info, std::exception_ptr error) { i.run_after_pipeline_failed(info, error); };
+
+template <class I, class U>
+concept HasUnitHook =
+    HasShouldRun<I, U> || HasRunBeforePass<I, U> || HasRunAfterPass<I, U> || HasRunAfterPassFailed<I> ||
+    HasRunBeforePipeline<I, U> || HasRunAfterPipeline<I, U> || HasRunAfterPipelineFailed<I>;
+
+// Thread-safety (SPEC §11.8): not declared means not thread-safe.
+template <class I>
+inline constexpr bool is_thread_safe_instrument = requires { requires static_cast<bool>(I::thread_safe); };
+
+template <class I>
+concept ThreadSafeInstrument = is_thread_safe_instrument<I>;
+
+// instrument_thread_safe(i): ThreadSafeInstrument<I>, else i.thread_safe() when I has it, else false.
+template <class I>
+bool instrument_thread_safe(const I& i) {
+  if constexpr (ThreadSafeInstrument<I>) {
+    return true;
+  } else if constexpr (requires {
+                         { i.thread_safe() } -> std::convertible_to<bool>;
+                       }) {
+    return static_cast<bool>(i.thread_safe());
+  } else {
+    return false;
+  }
+}
+
 template <class I, class IR>
 concept HasAnalysisHook = HasRunBeforeAnalysis<I, IR> || HasRunAfterAnalysis<I, IR> || HasRunAfterAnalysisFailed<I> ||
                           HasRunAnalysisInvalidated<I>;
 
-// InstrumentFor<I, IR>: I has at least one hook usable with IR.
+// HasPipelineHookMember<I>: I has a pipeline hook for some unit type (a
+// non-overloaded, non-template member of that name, or the failed hook).
+template <class I>
+concept HasPipelineHookMember =
+    requires { &I::run_before_pipeline; } || requires { &I::run_after_pipeline; } || HasRunAfterPipelineFailed<I>;
+
+// InstrumentFor<I, IR>: I has at least one hook usable with IR (or with IR's units).
 template <class I, class IR>
-concept InstrumentFor = HasEnterPassCtx<I> || HasExitPassCtx<I> || HasShouldRun<I, IR> || HasRunBeforePass<I, IR> ||
-                        HasRunAfterPass<I, IR> || HasRunAfterPassFailed<I> || HasAnalysisHook<I, IR>;
+concept InstrumentFor =
+    HasEnterPassCtx<I> || HasExitPassCtx<I> || HasShouldRun<I, IR> || HasRunBeforePass<I, IR> ||
+    HasRunAfterPass<I, IR> || HasRunAfterPassFailed<I> || HasAnalysisHook<I, IR> || HasPipelineHookMember<I>;
 
 // InstrumentList<L>: a list of instruments whose contents change at run time.
 // An InstrumentSet treats each item as one instrument at that position.
@@ -108,7 +165,12 @@ inline constexpr unsigned hook_run_after_analysis_failed = 1u << 8;
 inline constexpr unsigned hook_run_analysis_invalidated = 1u << 9;
 inline constexpr unsigned analysis_hooks =
     hook_run_before_analysis | hook_run_after_analysis | hook_run_after_analysis_failed | hook_run_analysis_invalidated;
-inline constexpr unsigned all_hooks = (1u << 10) - 1;
+inline constexpr unsigned hook_run_before_pipeline = 1u << 10;
+inline constexpr unsigned hook_run_after_pipeline = 1u << 11;
+inline constexpr unsigned hook_run_after_pipeline_failed = 1u << 12;
+inline constexpr unsigned pipeline_hooks =
+    hook_run_before_pipeline | hook_run_after_pipeline | hook_run_after_pipeline_failed;
+inline constexpr unsigned all_hooks = (1u << 13) - 1;
 
 template <class I, class IR>
 constexpr unsigned hook_mask_of() {

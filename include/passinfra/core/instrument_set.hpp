@@ -24,6 +24,15 @@
 // has_run_before_analysis<IR> / has_run_after_analysis<IR> / has_run_after_analysis_failed /
 // has_run_analysis_invalidated: false when no instrument has that hook (the manager then
 // generates nothing for it)
+// The pipeline fan-out (SPEC §11.3; what a nest calls around each unit's pipeline):
+// set.run_before_pipeline(unit, pinfo, returned)       `returned` as for run_before_pass
+// set.run_after_pipeline(unit, pinfo, started)         `started` as for run_after_pass
+// set.run_after_pipeline_failed(pinfo, error, from, to)  positions [from, to); throws logged, dropped
+// has_run_before_pipeline<U> / has_run_after_pipeline<U> / has_run_after_pipeline_failed
+// has_unit_hooks<U>: some instrument has a pass or pipeline hook for units of type U
+// statically_thread_safe<U>: every instrument with such a hook is ThreadSafeInstrument (no list)
+// set.first_unsafe_for_units<U>(): the name of the first instrument with such a hook that is not
+//                                  thread-safe (SPEC §11.4), or "" when there is none
 //
 // Design: the set is a Boost.Hana tuple walked with hana::for_each, so every
 // hook call is a direct, inlinable call; a hook an instrument does not have
@@ -126,6 +135,17 @@ class InstrumentSet {
       ((InstrumentList<U<Is>> || HasRunAfterAnalysisFailed<U<Is>>) || ...);
   static constexpr bool has_run_analysis_invalidated =
       ((InstrumentList<U<Is>> || HasRunAnalysisInvalidated<U<Is>>) || ...);
+  template <class Unit>
+  static constexpr bool has_run_before_pipeline = ((InstrumentList<U<Is>> || HasRunBeforePipeline<U<Is>, Unit>) || ...);
+  template <class Unit>
+  static constexpr bool has_run_after_pipeline = ((InstrumentList<U<Is>> || HasRunAfterPipeline<U<Is>, Unit>) || ...);
+  static constexpr bool has_run_after_pipeline_failed =
+      ((InstrumentList<U<Is>> || HasRunAfterPipelineFailed<U<Is>>) || ...);
+  template <class Unit>
+  static constexpr bool has_unit_hooks = ((InstrumentList<U<Is>> || HasUnitHook<U<Is>, Unit>) || ...);
+  template <class Unit>
+  static constexpr bool statically_thread_safe =
+      ((!InstrumentList<U<Is>> && (!HasUnitHook<U<Is>, Unit> || ThreadSafeInstrument<U<Is>>)) && ...);
   // No pass-level hook at all: `run` calls the body and nothing else.
   template <class IR>
   static constexpr bool hook_free =
@@ -338,6 +358,66 @@ class InstrumentSet {
         if constexpr (HasRunAnalysisInvalidated<U<decltype(instrument)>>) instrument.run_analysis_invalidated(info);
       });
     }
+  }
+
+  // ---- pipeline hooks (SPEC §11.3) ----
+  // Positions count as for the pass hooks; run_after_pipeline_failed(info,
+  // e, started, returned) reaches the instruments whose run_before_pipeline
+  // returned (or that have none) and whose run_after_pipeline was not started.
+  template <class Unit>
+  void run_before_pipeline(const Unit& unit, const PipelineInfo& info, std::size_t& returned) {
+    if constexpr (has_run_before_pipeline<Unit> || has_run_after_pipeline_failed) {
+      if (cleared_.value) return;
+      for_each_instrument<detail::pipeline_hooks>([&](auto& instrument, std::size_t index) {
+        if constexpr (HasRunBeforePipeline<U<decltype(instrument)>, Unit>) instrument.run_before_pipeline(unit, info);
+        returned = index + 1;
+      });
+    }
+  }
+  template <class Unit>
+  void run_after_pipeline(const Unit& unit, const PipelineInfo& info, std::size_t& started) {
+    if constexpr (has_run_after_pipeline<Unit> || has_run_after_pipeline_failed) {
+      if (cleared_.value) return;
+      for_each_instrument<detail::pipeline_hooks>([&](auto& instrument, std::size_t index) {
+        started = index + 1;
+        if constexpr (HasRunAfterPipeline<U<decltype(instrument)>, Unit>) instrument.run_after_pipeline(unit, info);
+      });
+    }
+  }
+  void run_after_pipeline_failed(const PipelineInfo& info, const std::exception_ptr& error, std::size_t from,
+                                 std::size_t to) noexcept {
+    if constexpr (has_run_after_pipeline_failed) {
+      if (cleared_.value) return;
+      for_each_instrument<detail::hook_run_after_pipeline_failed>([&](auto& instrument, std::size_t index) {
+        if constexpr (HasRunAfterPipelineFailed<U<decltype(instrument)>>) {
+          if (index < from || index >= to) return;
+          try {
+            instrument.run_after_pipeline_failed(info, error);
+          } catch (...) {
+            log(LogLevel::warning, "run_after_pipeline_failed of instrument " + instrument_name(instrument) +
+                                       " threw; it is dropped: " + detail::describe(std::current_exception()));
+          }
+        }
+      });
+    }
+  }
+
+  // first_unsafe_for_units<Unit>(): SPEC §11.4's test, over the instruments
+  // held now: the first one with a unit-level hook that is not thread-safe.
+  template <class Unit>
+  std::string first_unsafe_for_units() {
+    std::string name;
+    if constexpr (!statically_thread_safe<Unit>) {
+      if (cleared_.value) return name;
+      for_each_instrument([&](auto& instrument, std::size_t) {
+        using I = U<decltype(instrument)>;
+        if (!name.empty()) return;
+        bool unit_hooks = HasUnitHook<I, Unit>;
+        if constexpr (requires { instrument.has_unit_hooks(); }) unit_hooks = instrument.has_unit_hooks();
+        if (unit_hooks && !instrument_thread_safe(instrument)) name = instrument_name(instrument);
+      });
+    }
+    return name;
   }
 
   // clear(): no hook of this set runs again; run-time lists are emptied.

@@ -1,0 +1,262 @@
+// passinfra/core/nest.hpp — a pipeline run on each unit of a parent IR (SPEC §11).
+//
+// Nest<Unit, Ps...>                       a pass over any Parent with NestableIR<Parent, Unit>: runs
+//                                         Ps... on each of the parent's units (SPEC §11.3)
+// nest<Unit>([PassInfo,] [NestOptions,] passes...)   the same from values
+// NestOptions{.serial = false}            serial: never run this nest's units in parallel
+// n.info()                                {ir_traits<Unit>::name (else "nest"), 0} unless given
+// n.options() / n.child<I>() / n.passes() / Nest<...>::size
+// UnitContext<Parent, Unit, Ctx>          what a unit pass's transform(Unit, ctx&) receives:
+//   ctx.parent()                          the nest's input (SPEC §11.2: the parent as the nest began)
+//   ctx.unit_name() / unit_index() / unit_count() / pipeline()
+//   ctx.outer()                           the context the nest runs under
+//   ctx.opt_level(), get_config<T>(...), pass_enabled(info), instrument_set(), ...  the outer context's
+//
+// The units of one run are taken out once (unit_traits::units), each runs the
+// children by SPEC §4's rules for a Sequential's children at unit level (same
+// gate, same instruments, every hook receiving the unit), framed by the
+// pipeline hooks; the parent is rebuilt (unit_traits::replace_units) only
+// after every unit finished, from the units' results. Serially (this
+// header): units in unit order on the calling thread; the first failing
+// unit's exception leaves the nest unchanged, after run_after_pipeline_failed,
+// and the parent is not rebuilt. An instrument sees unit-level events only
+// through hooks that accept the unit type. A Nest with InstrumentSet<> is
+// the loop a user would write: units(), the calls, replace_units().
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "passinfra/core/instrument.hpp"
+#include "passinfra/core/pass.hpp"
+#include "passinfra/core/pass_info.hpp"
+#include "passinfra/core/pipeline_info.hpp"
+#include "passinfra/core/run.hpp"
+#include "passinfra/core/sequential.hpp"
+#include "passinfra/core/units.hpp"
+#include "passinfra/detail/inline.hpp"
+
+namespace passinfra {
+
+struct NestOptions {
+  bool serial = false;  // never run this nest's units in parallel (its passes share state)
+};
+
+// UnitContext<Parent, Unit, Ctx>: the context of one unit's pipeline. It
+// answers as the outer context does (gate, config, instruments) and adds
+// the unit's place in the nest.
+template <class Parent, class Unit, class Ctx>
+class UnitContext {
+ public:
+  using parent_type = Parent;
+  using unit_type = Unit;
+  using outer_context_type = Ctx;
+
+  UnitContext(Ctx& outer, const Parent& parent, const PipelineInfo& info) noexcept
+      : outer_(&outer), parent_(&parent), info_(&info) {}
+
+  const Parent& parent() const noexcept { return *parent_; }
+  std::string_view unit_name() const noexcept { return info_->unit_name; }
+  std::size_t unit_index() const noexcept { return info_->unit_index; }
+  std::size_t unit_count() const noexcept { return info_->unit_count; }
+  const PipelineInfo& pipeline() const noexcept { return *info_; }
+  Ctx& outer() const noexcept { return *outer_; }
+
+  int opt_level() const noexcept { return outer_->opt_level(); }
+  PASSINFRA_ALWAYS_INLINE bool pass_enabled(const PassInfo& info) const noexcept { return outer_->pass_enabled(info); }
+  PASSINFRA_ALWAYS_INLINE bool is_required(std::string_view name) const noexcept { return outer_->is_required(name); }
+  bool names_listed() const noexcept
+    requires requires(const Ctx& c) { c.names_listed(); }
+  {
+    return outer_->names_listed();
+  }
+  bool has_required() const noexcept
+    requires requires(const Ctx& c) { c.has_required(); }
+  {
+    return outer_->has_required();
+  }
+  PASSINFRA_ALWAYS_INLINE auto gate() const noexcept
+    requires requires(const Ctx& c) { c.gate(); }
+  {
+    return outer_->gate();
+  }
+  decltype(auto) required_pass() const noexcept { return outer_->required_pass(); }
+  decltype(auto) disabled_pass() const noexcept { return outer_->disabled_pass(); }
+  decltype(auto) config() const noexcept { return outer_->config(); }
+  template <class T>
+  T get_config(std::string_view key, T default_value) const {
+    return outer_->template get_config<T>(key, std::move(default_value));
+  }
+  template <class K>
+  auto get_config(const K& key) const -> decltype(std::declval<const Ctx&>().get_config(key)) {
+    return outer_->get_config(key);
+  }
+  decltype(auto) instrument_set() noexcept { return outer_->instrument_set(); }
+  decltype(auto) instruments() noexcept { return outer_->instruments(); }
+
+ private:
+  Ctx* outer_;
+  const Parent* parent_;
+  const PipelineInfo* info_;
+};
+
+namespace detail {
+
+// The checks of Nest::transform, one static_assert each, at the entry point.
+template <class Unit, class Parent>
+consteval bool check_nestable() {
+  static_assert(NestableIR<Parent, Unit>,
+                "passinfra::Nest<Unit, Ps...>: the parent IR cannot be split into these units; specialize "
+                "passinfra::unit_traits<Parent, Unit> with static std::vector<UnitSlot<Unit>> units(const Parent&) "
+                "and static Parent replace_units(Parent, std::vector<UnitSlot<Unit>>)");
+  return NestableIR<Parent, Unit>;
+}
+template <class P, class Unit, class UCtx>
+consteval bool check_unit_pass() {
+  static_assert(HasTransform<P, Unit, UCtx>,
+                "passinfra::Nest<Unit, Ps...>: the pass P has no transform(Unit, ctx&); is it a pass over the "
+                "parent? run it outside the nest");
+  return HasTransform<P, Unit, UCtx>;
+}
+
+// nest_run_id(): an id for one nest run, unique in the process without an
+// atomic per run: the thread's ordinal in the high bits, a per-thread count below.
+inline std::uint64_t nest_run_id(std::uint32_t thread) noexcept {
+  thread_local std::uint64_t runs = 0;
+  return (static_cast<std::uint64_t>(thread) << 40) | ++runs;
+}
+
+}  // namespace detail
+
+template <class Unit, class... Ps>
+class Nest : public CallablePass<Nest<Unit, Ps...>> {
+  using Children = Sequential<Ps...>;
+
+ public:
+  using unit_type = Unit;
+  static constexpr PassInfo default_info{unit_kind_name<Unit>(), 0};
+
+  constexpr Nest()
+    requires(detail::all_true<std::is_default_constructible_v<Ps>...>())
+  = default;
+  constexpr explicit Nest(Ps... passes)
+    requires(sizeof...(Ps) > 0)
+      : children_(std::move(passes)...) {}
+  constexpr Nest(PassInfo info, Ps... passes)
+      : name_(info.name), opt_level_(info.opt_level), children_(make_children(std::move(passes)...)) {}
+  constexpr Nest(NestOptions options, Ps... passes)
+      : options_(options), children_(make_children(std::move(passes)...)) {}
+  constexpr Nest(PassInfo info, NestOptions options, Ps... passes)
+      : name_(info.name),
+        opt_level_(info.opt_level),
+        options_(options),
+        children_(make_children(std::move(passes)...)) {}
+
+  constexpr PassInfo info() const noexcept { return {name_, opt_level_}; }
+  constexpr NestOptions options() const noexcept { return options_; }
+
+  static constexpr std::size_t size = sizeof...(Ps);
+  template <std::size_t I>
+    requires(I < sizeof...(Ps))
+  constexpr const auto& child() const noexcept {
+    return children_.template child<I>();
+  }
+  constexpr std::tuple<const Ps&...> passes() const noexcept { return children_.passes(); }
+
+  template <class Parent, class Ctx>
+  Parent transform(Parent parent, Ctx& ctx) const {
+    if constexpr (!detail::check_nestable<Unit, Parent>()) {
+      return parent;  // the static_assert above has said what is wrong
+    } else if constexpr (!detail::all_true<detail::check_unit_pass<Ps, Unit, UnitContext<Parent, Unit, Ctx>>()...>()) {
+      return parent;
+    } else {
+      std::vector<UnitSlot<Unit>> slots = unit_traits<Parent, Unit>::units(std::as_const(parent));
+      if (slots.empty()) return parent;
+      run_serial(std::as_const(parent), slots, ctx);
+      return unit_traits<Parent, Unit>::replace_units(std::move(parent), std::move(slots));
+    }
+  }
+
+ private:
+  static constexpr Children make_children(Ps... passes) {
+    if constexpr (sizeof...(Ps) == 0) {
+      return Children();
+    } else {
+      return Children(std::move(passes)...);
+    }
+  }
+
+  // Units in unit order on this thread; the first failure leaves.
+  template <class Parent, class Ctx>
+  void run_serial(const Parent& parent, std::vector<UnitSlot<Unit>>& slots, Ctx& ctx) const {
+    const std::uint32_t thread = thread_ordinal();
+    const PipelineInfo* const enclosing = current_pipeline();
+    PipelineInfo info{this->info(), {}, 0, slots.size(), detail::nest_run_id(thread), thread, thread, enclosing};
+    for (std::size_t i = 0; i < slots.size(); ++i) {
+      info.unit_name = slots[i].name;
+      info.unit_index = i;
+      slots[i].ir = run_unit(parent, std::move(slots[i].ir), info, ctx);
+    }
+  }
+
+  // One unit: SPEC §11.3 steps 1-3, with the unit's pipeline current.
+  template <class Parent, class Ctx>
+  Unit run_unit(const Parent& parent, Unit unit, const PipelineInfo& info, Ctx& ctx) const {
+    const detail::PipelineScope current(info);
+    UnitContext<Parent, Unit, Ctx> unit_ctx(ctx, parent, info);
+    auto& set = ctx.instrument_set();
+    using Set = std::remove_cvref_t<decltype(set)>;
+    if constexpr (!(Set::template has_run_before_pipeline<Unit> || Set::template has_run_after_pipeline<Unit> ||
+                    Set::has_run_after_pipeline_failed)) {
+      return children_.transform(std::move(unit), unit_ctx);
+    } else {
+      std::size_t returned = 0;  // run_before_pipeline hooks that returned
+      std::size_t started = 0;   // run_after_pipeline hooks that were started
+      try {
+        set.run_before_pipeline(std::as_const(unit), info, returned);
+        Unit out = children_.transform(std::move(unit), unit_ctx);
+        set.run_after_pipeline(std::as_const(out), info, started);
+        return out;
+      } catch (...) {
+        set.run_after_pipeline_failed(info, std::current_exception(), started, returned);
+        throw;
+      }
+    }
+  }
+
+  std::string_view name_ = default_info.name;
+  int opt_level_ = default_info.opt_level;
+  NestOptions options_{};
+  Children children_;
+};
+
+// nest<Unit>([PassInfo,] [NestOptions,] passes...): a Nest from values.
+template <class Unit, class... Ps>
+constexpr Nest<Unit, Ps...> nest(Ps... passes) {
+  if constexpr (sizeof...(Ps) == 0) {
+    return Nest<Unit>();
+  } else {
+    return Nest<Unit, Ps...>(std::move(passes)...);
+  }
+}
+template <class Unit, class... Ps>
+constexpr Nest<Unit, Ps...> nest(PassInfo info, Ps... passes) {
+  return Nest<Unit, Ps...>(info, std::move(passes)...);
+}
+template <class Unit, class... Ps>
+constexpr Nest<Unit, Ps...> nest(NestOptions options, Ps... passes) {
+  return Nest<Unit, Ps...>(options, std::move(passes)...);
+}
+template <class Unit, class... Ps>
+constexpr Nest<Unit, Ps...> nest(PassInfo info, NestOptions options, Ps... passes) {
+  return Nest<Unit, Ps...>(info, options, std::move(passes)...);
+}
+
+}  // namespace passinfra
