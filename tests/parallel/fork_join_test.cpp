@@ -402,6 +402,15 @@ TEST_CASE("fork_join: once a unit failed no unit above it starts") {
   CHECK_THROWS_WITH_AS(r.rethrow_if_failed(), "unit 2", Boom);
 }
 
+TEST_CASE("fork_join: a const run_unit is called through a const reference") {
+  ThreadPool pool(1);
+  std::vector<std::atomic<int>> runs(6);
+  const auto run = [&runs](std::size_t i) { runs[i].fetch_add(1); };
+  ForkJoinResult r = fork_join(ExecutorRef(pool), 6, run);
+  CHECK(r.ok());
+  for (auto& k : runs) CHECK(k.load() == 1);
+}
+
 TEST_CASE("fork_join: nested inside units on the same pool does not deadlock") {
   for (std::size_t workers : {1U, 2U}) {
     CAPTURE(workers);
@@ -453,11 +462,20 @@ TEST_CASE("fork_join: random runs with random failures match the serial model") 
     for (std::size_t i = 0; i < n; ++i) fails[i] = std::uniform_int_distribution<int>(0, 99)(rng) < fail_percent;
     ExecutorRef ex;
     switch (std::uniform_int_distribution<int>(0, 4)(rng)) {
-      case 0: ex = pool1; break;
-      case 1: ex = pool2; break;
-      case 2: ex = inl; break;
-      case 3: ex = drop; break;
-      default: break;  // none
+      case 0:
+        ex = pool1;
+        break;
+      case 1:
+        ex = pool2;
+        break;
+      case 2:
+        ex = inl;
+        break;
+      case 3:
+        ex = drop;
+        break;
+      default:
+        break;  // none
     }
     CAPTURE(run_no);
     CAPTURE(n);
@@ -488,7 +506,7 @@ TEST_CASE("fork_join: random runs with random failures match the serial model") 
     std::size_t ran = 0;
     for (std::size_t i = 0; i < n; ++i) {
       const int k = runs[i].load();
-      REQUIRE(k <= 1);                   // never twice
+      REQUIRE(k <= 1);                           // never twice
       if (i <= first && i < n) REQUIRE(k == 1);  // everything a serial run runs, runs
       ran += static_cast<std::size_t>(k);
     }

@@ -137,6 +137,8 @@ TEST_CASE("ThreadPool: a task destroyed unrun and a task run release what they h
   // An unrun task: made, never handed to anyone.
   auto other = std::make_shared<int>(2);
   std::weak_ptr<int> watch2 = other;
-  { ExecutorTask t([o = std::move(other)] { (void)o; }); }
+  {
+    ExecutorTask t([o = std::move(other)] { (void)o; });
+  }
   CHECK(watch2.expired());
 }

@@ -69,9 +69,10 @@ class ExecutorTask {
   template <class F>
     requires(!std::same_as<std::remove_cvref_t<F>, ExecutorTask>) && std::invocable<std::decay_t<F>&> &&
             std::constructible_from<std::decay_t<F>, F>
+  // NOLINTNEXTLINE(bugprone-forwarding-reference-overload): the requires-clause excludes ExecutorTask
   explicit ExecutorTask(F&& f) {
     using Fn = std::decay_t<F>;
-    if constexpr (fits_inline<Fn>) {
+    if constexpr (fits_inline<Fn>()) {
       ::new (static_cast<void*>(storage_.buffer)) Fn(std::forward<F>(f));
       ops_ = &inline_ops<Fn>;
     } else {
@@ -119,9 +120,17 @@ class ExecutorTask {
     void (*relocate)(Storage& to, Storage& from) noexcept;
   };
 
+  // Whether Fn lives in the small buffer (else on the heap).
   template <class Fn>
-  static constexpr bool fits_inline = sizeof(Fn) <= kBufferSize && alignof(Fn) <= alignof(void*) &&
-                                      std::is_nothrow_move_constructible_v<Fn>;
+  static constexpr bool fits_inline() noexcept {
+    if constexpr (sizeof(Fn) > kBufferSize) {
+      return false;
+    } else if constexpr (alignof(Fn) > alignof(void*)) {
+      return false;
+    } else {
+      return std::is_nothrow_move_constructible_v<Fn>;
+    }
+  }
 
   template <class Fn>
   static Fn& inline_object(Storage& s) noexcept {
@@ -210,9 +219,7 @@ class ExecutorRef {
 
   explicit operator bool() const noexcept { return object_ != nullptr; }
 
-  [[nodiscard]] std::size_t max_concurrency() const {
-    return object_ == nullptr ? 0 : max_concurrency_(object_);
-  }
+  [[nodiscard]] std::size_t max_concurrency() const { return object_ == nullptr ? 0 : max_concurrency_(object_); }
 
   void execute(detail::ExecutorTask task) const {
     if (object_ == nullptr) throw Error("ExecutorRef::execute: the reference has no executor");

@@ -49,6 +49,12 @@
 //   the calling thread runs the remaining units, and the first such exception
 //   is returned as `executor_error` (not a unit's failure: the nest may log it).
 //   If the shared state cannot be allocated, fork_join runs the plain loop.
+// * fork_join itself throws only std::bad_alloc, and only when it cannot
+//   allocate `failures` after the units ran (their exceptions are then lost
+//   with it: there is no memory to keep them in).
+// * run_unit is taken by lvalue reference (const or not; a temporary does not
+//   bind) and must stay alive until fork_join returns; helpers never touch it
+//   afterwards.
 // * Memory order. Everything a unit did (on any thread) happens-before
 //   fork_join returns.
 //
@@ -145,7 +151,6 @@ class ForkJoinState {
   static constexpr std::size_t kMaxHelpers = kClosed >> 1;
 
  private:
-
   ~ForkJoinState() = default;
 
   void run_units() noexcept {
@@ -216,7 +221,7 @@ ForkJoinResult fork_join(ExecutorRef ex, std::size_t n, RunUnit& run_unit) {
   if (!ex || n < 2) return fork_join_serial(n, run_unit);
   ForkJoinState* state = nullptr;
   try {
-    state = new ForkJoinState(n, static_cast<void*>(&run_unit),
+    state = new ForkJoinState(n, const_cast<void*>(static_cast<const volatile void*>(&run_unit)),
                               [](void* f, std::size_t i) { (*static_cast<RunUnit*>(f))(i); });
   } catch (...) {
     return fork_join_serial(n, run_unit);  // no memory for the shared state: run serially
