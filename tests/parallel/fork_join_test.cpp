@@ -297,6 +297,24 @@ TEST_CASE("fork_join: an executor whose execute throws leaves the remaining unit
   }
 }
 
+TEST_CASE("fork_join: an executor that runs a task inline and then throws") {
+  struct RunThenThrow {
+    std::size_t calls = 0;
+    void execute(ExecutorTask t) {
+      ++calls;
+      t();
+      throw std::runtime_error("ran it, then failed");
+    }
+  } ex;
+  Recorder rec;
+  auto run = [&](std::size_t i) { rec.start(i); };
+  ForkJoinResult r = fork_join(ExecutorRef(ex), 5, run);
+  CHECK(r.ok());
+  CHECK(rec.order == iota(5));  // the inline helper ran them all, each once
+  CHECK(ex.calls == 1);
+  CHECK(r.executor_error);
+}
+
 TEST_CASE("fork_join: with a pool every unit runs exactly once") {
   for (std::size_t workers : {1U, 2U, 3U}) {
     ThreadPool pool(workers);

@@ -22,15 +22,19 @@
 //   thread, stopping at the first unit that throws.
 // * Failure (SPEC §11.6). The index of the first failed unit is kept as an
 //   atomic minimum; once unit k has failed, no unit with index > k starts,
-//   while units with a smaller index still run (and may fail too). Every
+//   while units with a smaller index still run (and may fail too). A unit
+//   above k that another thread had started before k's failure was recorded
+//   runs to its end (so the started units need not be a prefix of 0..n-1;
+//   `started` counts them, run_unit knows which). Every
 //   exception is kept (never dropped, never converted): `failures` lists them
 //   in index order, so failures[0] is the one a serial run throws, and
 //   rethrow_if_failed() rethrows that same object (std::rethrow_exception of
 //   its exception_ptr). The caller decides what to do with the others (the
 //   nest logs them). Nothing calls std::terminate.
 // * Helpers. The caller submits up to min(n-1, ex.max_concurrency()) helper
-//   tasks, one ex.execute call each, stopping early when no unit is left to
-//   take or a unit failed, and then takes units itself. A helper that starts
+//   tasks (and at most ForkJoinState::kMaxHelpers), one ex.execute call
+//   each, stopping early when no unit is left to take or a unit failed, and
+//   then takes units itself. A helper that starts
 //   runs units until none is left; one that starts after the work is gone
 //   (even after fork_join returned, or never: an executor may destroy its
 //   tasks unrun) returns at once without touching run_unit or the caller's
