@@ -212,10 +212,10 @@ class ExecutorRef {
         execute_(&execute_impl<E>),
         max_concurrency_(&max_concurrency_impl<E>) {}
 
-  // A temporary executor would dangle: refuse it.
+  // The compiler quotes this line when it refuses a temporary executor.
   template <class E>
     requires(!std::same_as<std::remove_cv_t<E>, ExecutorRef>)
-  ExecutorRef(const E&&) = delete;
+  ExecutorRef(const E&&) = delete;  // ExecutorRef to a temporary executor: it would dangle; name the executor
 
   explicit operator bool() const noexcept { return object_ != nullptr; }
 
