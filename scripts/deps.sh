@@ -6,6 +6,9 @@
 #              pkg-config (the consumer test builds with its flags)
 #              libcli11-dev (CLI11: only passinfra::tool -- opt_main, tinyir-opt --
 #              needs it; the project's own builds build and test the tool)
+#              libtbb-dev (oneTBB: only tests/parallel/tbb_executor_test.cpp,
+#              a task_arena as a nest's executor, needs it; without it that
+#              test is left out)
 #              (+ clang-16 with --clang, clang-format-16 with --format,
 #               clang-tidy-16 with --tidy)
 #   nothing missing      -> exit 0, silently
@@ -26,7 +29,7 @@ set -euo pipefail
 
 usage() { echo "usage: scripts/deps.sh [--clang] [--format] [--tidy]" >&2; exit 2; }
 
-packages=(g++ cmake make libboost1.81-dev doctest-dev libbenchmark-dev pkg-config libcli11-dev)
+packages=(g++ cmake make libboost1.81-dev doctest-dev libbenchmark-dev pkg-config libcli11-dev libtbb-dev)
 for arg in "$@"; do
   case "$arg" in
     --clang) packages+=(clang-16) ;;

@@ -9,6 +9,7 @@
 #include "passinfra/core/analysis_passes.hpp"
 #include "passinfra/core/config.hpp"
 #include "passinfra/core/error.hpp"
+#include "passinfra/core/executor.hpp"
 #include "passinfra/core/instrument.hpp"
 #include "passinfra/core/instrument_set.hpp"
 #include "passinfra/core/ir_traits.hpp"

@@ -18,3 +18,4 @@
 #include "passinfra/ir/annotate_spans.hpp"
 #include "passinfra/ir/print_ir.hpp"
 #include "passinfra/ir/span.hpp"
+#include "passinfra/parallel/thread_pool.hpp"
