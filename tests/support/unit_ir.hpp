@@ -60,6 +60,11 @@ inline std::string describe(const UModule& m) {
 }  // namespace pitest
 
 template <>
+struct passinfra::ir_traits<pitest::UModule> {
+  using unit_types = passinfra::unit_list<pitest::UFunc>;  // instruments may hook the units only
+};
+
+template <>
 struct passinfra::ir_traits<pitest::UFunc> {
   static constexpr std::string_view name = "function";
   using parent_type = pitest::UModule;

@@ -19,7 +19,8 @@
 // HasRunAfterPipelineFailed<I> i.run_after_pipeline_failed(pipeline_info, eptr)  it threw, after this
 //                              instrument's run_before_pipeline returned
 // HasAnalysisHook<I, IR>       I has at least one of the four
-// InstrumentFor<I, IR>         I has at least one hook for IR
+// InstrumentFor<I, IR>         I has at least one hook for IR (or for a unit type in
+//                              ir_traits<IR>::unit_types, or a pipeline hook)
 // HasUnitHook<I, U>            I has a pass or pipeline hook that a unit pipeline over U calls
 // ThreadSafeInstrument<I>      I declares `static constexpr bool thread_safe = true`, or
 //                              is_thread_safe_instrument<I> is specialized true (SPEC §11.8)
@@ -42,6 +43,7 @@
 #include <utility>
 
 #include "passinfra/core/analysis.hpp"
+#include "passinfra/core/ir_traits.hpp"
 #include "passinfra/core/pass_info.hpp"
 #include "passinfra/core/pipeline_info.hpp"
 #include "passinfra/detail/type_name.hpp"
@@ -132,11 +134,29 @@ template <class I>
 concept HasPipelineHookMember =
     requires { &I::run_before_pipeline; } || requires { &I::run_after_pipeline; } || HasRunAfterPipelineFailed<I>;
 
-// InstrumentFor<I, IR>: I has at least one hook usable with IR (or with IR's units).
+namespace detail {
+// I has a pass or pipeline hook for one of the unit types IR lists in
+// ir_traits<IR>::unit_types (a unit_list<Us...>).
+template <class I, class List>
+inline constexpr bool has_unit_hook_in = false;
+template <class I, template <class...> class L, class... Us>
+inline constexpr bool has_unit_hook_in<I, L<Us...>> = (HasUnitHook<I, Us> || ...);
 template <class I, class IR>
-concept InstrumentFor =
-    HasEnterPassCtx<I> || HasExitPassCtx<I> || HasShouldRun<I, IR> || HasRunBeforePass<I, IR> ||
-    HasRunAfterPass<I, IR> || HasRunAfterPassFailed<I> || HasAnalysisHook<I, IR> || HasPipelineHookMember<I>;
+consteval bool has_hook_for_units_of() {
+  if constexpr (requires { typename ir_traits<IR>::unit_types; }) {
+    return has_unit_hook_in<I, typename ir_traits<IR>::unit_types>;
+  } else {
+    return false;
+  }
+}
+}  // namespace detail
+
+// InstrumentFor<I, IR>: I has at least one hook usable with IR (or with the
+// units IR lists in ir_traits<IR>::unit_types, or a pipeline hook).
+template <class I, class IR>
+concept InstrumentFor = HasEnterPassCtx<I> || HasExitPassCtx<I> || HasShouldRun<I, IR> || HasRunBeforePass<I, IR> ||
+                        HasRunAfterPass<I, IR> || HasRunAfterPassFailed<I> || HasAnalysisHook<I, IR> ||
+                        HasPipelineHookMember<I> || detail::has_hook_for_units_of<I, IR>();
 
 // InstrumentList<L>: a list of instruments whose contents change at run time.
 // An InstrumentSet treats each item as one instrument at that position.

@@ -18,6 +18,8 @@
 #include <string_view>
 #include <utility>
 
+#include "passinfra/detail/unit_output.hpp"
+
 namespace passinfra {
 
 enum class LogLevel { debug = 0, info = 1, warning = 2, error = 3 };
@@ -76,6 +78,12 @@ inline LogSink set_log_sink(LogSink sink) {
 // log(level, message): one message to the current sink. The sink is called
 // outside the lock, so a sink may itself log or replace the sink.
 inline void log(LogLevel level, std::string_view message) {
+  if (detail::UnitOutput* held = detail::current_unit_output) [[unlikely]] {
+    // A unit of a parallel nest: held back, replayed in unit order (SPEC §11.5).
+    held->add([](int l, void*, std::string_view text) { log(static_cast<LogLevel>(l), text); }, static_cast<int>(level),
+              nullptr, message);
+    return;
+  }
   auto& state = detail::log_state();
   LogSink sink;
   {

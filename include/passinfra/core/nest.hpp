@@ -16,12 +16,27 @@
 // children by SPEC §4's rules for a Sequential's children at unit level (same
 // gate, same instruments, every hook receiving the unit), framed by the
 // pipeline hooks; the parent is rebuilt (unit_traits::replace_units) only
-// after every unit finished, from the units' results. Serially (this
-// header): units in unit order on the calling thread; the first failing
-// unit's exception leaves the nest unchanged, after run_after_pipeline_failed,
-// and the parent is not rebuilt. An instrument sees unit-level events only
-// through hooks that accept the unit type. A Nest with InstrumentSet<> is
-// the loop a user would write: units(), the calls, replace_units().
+// after every unit finished, from the units' results. An instrument sees
+// unit-level events only through hooks that accept the unit type.
+//
+// Serial (SPEC §11.4; always without an executor, as TVM): units in unit
+// order on the calling thread; the first failing unit's exception leaves the
+// nest unchanged, after run_after_pipeline_failed, and the parent is not
+// rebuilt. A Nest with InstrumentSet<> and no executor is the loop a user
+// would write: units(), the calls, replace_units() (no thread, atomic, lock,
+// allocation or buffering).
+//
+// Parallel, when the context has an executor, the nest is not marked serial,
+// it has two units or more and every instrument with a unit-level hook is
+// thread-safe (else serial, with one INFO line naming the instrument): the
+// units run through detail::fork_join (started in unit order; the calling
+// thread takes units too and waits only for units in progress); each unit's
+// log() and TextSink output is held back and delivered on the calling thread
+// in unit order once all finished (SPEC §11.5); on failure the lowest failing
+// unit's exception propagates as the same object, the others are logged at
+// DEBUG, and the output of units after it is discarded (SPEC §11.6). On a
+// worker, PassContext<P>::current() is the context that was current on the
+// calling thread, and entering it or replacing its instruments throws (SPEC §11.9).
 #pragma once
 
 #include <cstddef>
@@ -34,14 +49,21 @@
 #include <utility>
 #include <vector>
 
+#include "passinfra/core/error.hpp"
+#include "passinfra/core/executor.hpp"
 #include "passinfra/core/instrument.hpp"
+#include "passinfra/core/log.hpp"
 #include "passinfra/core/pass.hpp"
+#include "passinfra/core/pass_context.hpp"
 #include "passinfra/core/pass_info.hpp"
 #include "passinfra/core/pipeline_info.hpp"
 #include "passinfra/core/run.hpp"
 #include "passinfra/core/sequential.hpp"
 #include "passinfra/core/units.hpp"
+#include "passinfra/detail/exception_text.hpp"
+#include "passinfra/detail/fork_join.hpp"
 #include "passinfra/detail/inline.hpp"
+#include "passinfra/detail/unit_output.hpp"
 
 namespace passinfra {
 
@@ -100,6 +122,11 @@ class UnitContext {
   }
   decltype(auto) instrument_set() noexcept { return outer_->instrument_set(); }
   decltype(auto) instruments() noexcept { return outer_->instruments(); }
+  ExecutorRef executor() const noexcept
+    requires requires(const Ctx& c) { c.executor(); }
+  {
+    return outer_->executor();
+  }
 
  private:
   Ctx* outer_;
@@ -132,6 +159,39 @@ inline std::uint64_t nest_run_id(std::uint32_t thread) noexcept {
   thread_local std::uint64_t runs = 0;
   return (static_cast<std::uint64_t>(thread) << 40) | ++runs;
 }
+
+// root_context(ctx): the PassContext a (possibly nested) unit context runs under.
+template <class Ctx>
+auto& root_context(Ctx& ctx) noexcept {
+  if constexpr (requires { ctx.outer(); }) {
+    return root_context(ctx.outer());
+  } else {
+    return ctx;
+  }
+}
+
+// WorkerContextScope: on a worker thread, for one unit: the calling thread's
+// current PassContext<P> (dynamic contexts) is current here too, and the
+// context the nest runs under may not be entered or given new instruments.
+template <class Root>
+class WorkerContextScope {
+ public:
+  WorkerContextScope(Root& root, Root* caller_current) noexcept
+      : saved_guard_(std::exchange(parallel_worker_context, static_cast<const void*>(&root))) {
+    if constexpr (requires { Root::current(); }) {
+      context_stack<Root>().push_back(caller_current);
+    }
+  }
+  WorkerContextScope(const WorkerContextScope&) = delete;
+  WorkerContextScope& operator=(const WorkerContextScope&) = delete;
+  ~WorkerContextScope() {
+    if constexpr (requires { Root::current(); }) context_stack<Root>().pop_back();
+    parallel_worker_context = saved_guard_;
+  }
+
+ private:
+  const void* saved_guard_;
+};
 
 }  // namespace detail
 
@@ -179,6 +239,12 @@ class Nest : public CallablePass<Nest<Unit, Ps...>> {
     } else {
       std::vector<UnitSlot<Unit>> slots = unit_traits<Parent, Unit>::units(std::as_const(parent));
       if (slots.empty()) return parent;
+      if constexpr (requires { ctx.executor(); }) {
+        if (ctx.executor() && !options_.serial && slots.size() >= 2) [[unlikely]] {
+          run_maybe_parallel(std::as_const(parent), slots, ctx);
+          return unit_traits<Parent, Unit>::replace_units(std::move(parent), std::move(slots));
+        }
+      }
       run_serial(std::as_const(parent), slots, ctx);
       return unit_traits<Parent, Unit>::replace_units(std::move(parent), std::move(slots));
     }
@@ -203,6 +269,64 @@ class Nest : public CallablePass<Nest<Unit, Ps...>> {
       info.unit_name = slots[i].name;
       info.unit_index = i;
       slots[i].ir = run_unit(parent, std::move(slots[i].ir), info, ctx);
+    }
+  }
+
+  // With an executor: parallel unless an instrument with a unit-level hook is
+  // not thread-safe (SPEC §11.4), checked now over the instruments held now.
+  template <class Parent, class Ctx>
+  [[gnu::noinline]] void run_maybe_parallel(const Parent& parent, std::vector<UnitSlot<Unit>>& slots, Ctx& ctx) const {
+    const std::string unsafe = ctx.instrument_set().template first_unsafe_for_units<Unit>();
+    if (!unsafe.empty()) {
+      log(LogLevel::info,
+          std::string(name_) + ": running units serially: instrument '" + unsafe + "' is not thread-safe.");
+      run_serial(parent, slots, ctx);
+      return;
+    }
+    run_parallel(parent, slots, ctx);
+  }
+
+  // SPEC §11.4-§11.6 and §11.9 over detail::fork_join.
+  template <class Parent, class Ctx>
+  void run_parallel(const Parent& parent, std::vector<UnitSlot<Unit>>& slots, Ctx& ctx) const {
+    const std::size_t n = slots.size();
+    const std::uint32_t caller = thread_ordinal();
+    const PipelineInfo* const enclosing = current_pipeline();
+    const std::uint64_t run_id = detail::nest_run_id(caller);
+    auto& root = detail::root_context(ctx);
+    using Root = std::remove_cvref_t<decltype(root)>;
+    Root* caller_current = &root;
+    if constexpr (requires { Root::current(); }) caller_current = &Root::current();
+    std::vector<PipelineInfo> infos(n);
+    std::vector<detail::UnitOutput> outputs(n);
+    auto run_one = [&](std::size_t i) {
+      PipelineInfo& info = infos[i];
+      info = PipelineInfo{this->info(), slots[i].name, i, n, run_id, caller, thread_ordinal(), enclosing};
+      const detail::UnitOutputScope held(outputs[i]);
+      if (info.thread != caller) {
+        const detail::WorkerContextScope<Root> worker(root, caller_current);
+        slots[i].ir = run_unit(parent, std::move(slots[i].ir), info, ctx);
+      } else {
+        slots[i].ir = run_unit(parent, std::move(slots[i].ir), info, ctx);
+      }
+    };
+    detail::ForkJoinResult result = detail::fork_join(ctx.executor(), n, run_one);
+    // Output in unit order, up to and including the unit whose exception propagates.
+    const std::size_t delivered = result.ok() ? n : result.failures.front().index + 1;
+    for (std::size_t i = 0; i < delivered; ++i) outputs[i].deliver();
+    if (result.executor_error) {
+      log(LogLevel::debug, std::string(name_) + ": the executor's execute threw (" +
+                               detail::describe(result.executor_error) +
+                               "); the units it did not take ran on the calling thread.");
+    }
+    if (!result.ok()) {
+      const std::string& first = slots[result.failures.front().index].name;
+      for (std::size_t k = 1; k < result.failures.size(); ++k) {
+        log(LogLevel::debug,
+            std::string(name_) + ": dropped the exception of unit '" + slots[result.failures[k].index].name +
+                "': " + detail::describe(result.failures[k].error) + "; unit '" + first + "' failed first.");
+      }
+      std::rethrow_exception(result.failures.front().error);
     }
   }
 

@@ -1,6 +1,6 @@
 // passinfra/core/pass_context.hpp — where passes run: options and instruments (SPEC §2, §5).
 //
-// PassContextOptions{opt_level = 2, required_pass, disabled_pass, config}
+// PassContextOptions{opt_level = 2, required_pass, disabled_pass, config, executor}
 // PassContext<IR, Instruments, Analyses = NoAnalysisManager>
 //                                     Instruments: InstrumentSet<...> (static) or
 //                                     DynamicInstruments<IR> (the default: PassContext<IR>);
@@ -16,6 +16,7 @@
 // ctx.pass_enabled(info)              SPEC §2 PassEnabled
 // ctx.is_required(name)               name is in required_pass (skips should_run, SPEC §3)
 // ctx.get_config<T>(key, default) / ctx.get_config(ConfigKey<T>)
+// ctx.executor()                      where parallel nests run (an ExecutorRef; empty: serial)
 // ctx.instruments()                   the Instruments object
 // ctx.enter() -> Scope                enter hooks, then (dynamic) push; RAII exit
 // ctx.with(f) -> f()'s result         the same, around a call
@@ -54,8 +55,10 @@
 #include "passinfra/core/analysis_manager.hpp"
 #include "passinfra/core/config.hpp"
 #include "passinfra/core/error.hpp"
+#include "passinfra/core/executor.hpp"
 #include "passinfra/core/instrument_set.hpp"
 #include "passinfra/core/pass_info.hpp"
+#include "passinfra/core/pipeline_info.hpp"
 #include "passinfra/detail/inline.hpp"
 
 namespace passinfra {
@@ -68,6 +71,7 @@ struct PassContextOptions {
   std::vector<std::string> required_pass{};
   std::vector<std::string> disabled_pass{};
   Config config{};
+  ExecutorRef executor{};  // parallel nests run on it (SPEC §11.4); none: every nest is serial, as TVM
 };
 
 namespace detail {
@@ -258,6 +262,7 @@ class PassContext {
         required_(std::move(options.required_pass)),
         disabled_(std::move(options.disabled_pass)),
         config_(std::move(options.config)),
+        executor_(options.executor),
         instruments_(std::move(instruments)) {
     if (opt_level_ < 0) {
       throw Error("PassContextOptions::opt_level is " + std::to_string(opt_level_) +
@@ -316,6 +321,8 @@ class PassContext {
   const std::vector<std::string>& required_pass() const noexcept { return required_; }
   const std::vector<std::string>& disabled_pass() const noexcept { return disabled_; }
   const Config& config() const noexcept { return config_; }
+  // executor(): where parallel nests run (SPEC §11.4); empty: nests are serial.
+  ExecutorRef executor() const noexcept { return executor_; }
 
   // SPEC §2 PassEnabled: disabled wins, then required, then the opt_level.
   // The fast path is one flag test and one compare, small enough to inline
@@ -358,6 +365,7 @@ class PassContext {
   // enter(): SPEC §2 -- enter hooks first; only if they succeed is the
   // context pushed (dynamic contexts). The Scope exits it.
   Scope enter() {
+    check_not_parallel_worker();
     instruments_.enter_pass_ctx();
     if constexpr (is_dynamic) detail::context_stack<PassContext>().push_back(this);
     return Scope(*this);
@@ -392,12 +400,19 @@ class PassContext {
   void override_instruments(detail::list_type_t<Instruments> list)
     requires InstrumentList<Instruments>
   {
+    check_not_parallel_worker();
     instruments_.exit_pass_ctx(false);
     instruments().replace(std::move(list));
     instruments_.enter_pass_ctx();
   }
 
  private:
+  // SPEC §11.9: a parallel nest's worker may not change the context its unit runs under.
+  void check_not_parallel_worker() const {
+    if (detail::parallel_worker_context == static_cast<const void*>(this)) [[unlikely]]
+      throw Error("cannot change the instruments of a PassContext from a parallel nest's worker thread");
+  }
+
   // A scope of a static context with no instruments has nothing to do.
   static constexpr bool has_scope_work = is_dynamic || !std::is_same_v<instrument_set_type, InstrumentSet<>>;
 
@@ -432,6 +447,7 @@ class PassContext {
   detail::NameIndex required_index_;  // empty for a short list
   detail::NameIndex disabled_index_;
   Config config_;
+  ExecutorRef executor_;
   instrument_set_type instruments_;
   [[no_unique_address]] std::conditional_t<has_analysis_manager, analysis_manager_type*, detail::NoManagerPointer>
       analysis_manager_{};

@@ -36,6 +36,9 @@ namespace detail {
 inline std::atomic<std::uint32_t> thread_ordinals{0};
 inline std::atomic<std::uint64_t> nest_runs{0};
 inline thread_local const PipelineInfo* current_pipeline_info = nullptr;
+// The PassContext a parallel nest's unit runs under on this worker thread
+// (null elsewhere): it may not be entered or given new instruments here.
+inline thread_local const void* parallel_worker_context = nullptr;
 
 // A unit pipeline is current on this thread for the scope's life.
 class PipelineScope {

@@ -64,6 +64,12 @@ class TextSink {
 
   void write(std::string_view text) const {
     if (os_ != nullptr) {
+      if (detail::UnitOutput* held = detail::current_unit_output) [[unlikely]] {
+        // A unit of a parallel nest: held back, replayed in unit order (SPEC §11.5).
+        held->add([](int, void* os, std::string_view t) { TextSink(*static_cast<std::ostream*>(os)).write(t); }, 0, os_,
+                  text);
+        return;
+      }
       *os_ << text;
       if (text.empty() || text.back() != '\n') *os_ << '\n';
       os_->flush();

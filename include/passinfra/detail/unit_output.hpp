@@ -1,0 +1,61 @@
+// passinfra/detail/unit_output.hpp — the output of a unit pipeline in a
+// parallel nest, held back and delivered in unit order (SPEC §11.5).
+//
+// While a unit of a parallel nest runs, the thread running it has a current
+// UnitOutput (UnitOutputScope); log() and TextSink::write append to it
+// instead of writing, and the nest replays every unit's buffer on its calling
+// thread, in unit order, once all units finished. Outside parallel units the
+// pointer is null: the serial path pays one thread_local load.
+//
+// A replayed message goes through log() / TextSink::write again, so a nest
+// inside a parallel unit hands its units' output on to that unit's buffer.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace passinfra::detail {
+
+class UnitOutput {
+ public:
+  // One held-back message: `replay(level, target, text)` sends it on.
+  using Replay = void (*)(int level, void* target, std::string_view text);
+
+  void add(Replay replay, int level, void* target, std::string_view text) {
+    entries_.push_back(Entry{replay, level, target, std::string(text)});
+  }
+  // deliver(): replays the messages in the order they were sent, then forgets them.
+  void deliver() {
+    std::vector<Entry> entries = std::exchange(entries_, {});
+    for (const Entry& e : entries) e.replay(e.level, e.target, e.text);
+  }
+  void discard() noexcept { entries_.clear(); }
+  bool empty() const noexcept { return entries_.empty(); }
+
+ private:
+  struct Entry {
+    Replay replay;
+    int level;
+    void* target;
+    std::string text;
+  };
+  std::vector<Entry> entries_;
+};
+
+inline thread_local UnitOutput* current_unit_output = nullptr;
+
+// UnitOutputScope: `out` holds this thread's output for the scope's life.
+class UnitOutputScope {
+ public:
+  explicit UnitOutputScope(UnitOutput& out) noexcept : saved_(std::exchange(current_unit_output, &out)) {}
+  UnitOutputScope(const UnitOutputScope&) = delete;
+  UnitOutputScope& operator=(const UnitOutputScope&) = delete;
+  ~UnitOutputScope() { current_unit_output = saved_; }
+
+ private:
+  UnitOutput* saved_;
+};
+
+}  // namespace passinfra::detail

@@ -1,0 +1,349 @@
+// Nests in parallel on an executor (docs/spec.md §11.4-§11.6, §11.8, §11.9):
+// the same result and the same delivered output as serial, the lowest
+// failing unit's exception, the serial fall-backs, contexts on workers, and
+// nested nests on a one-worker pool. Concurrency is shown with bounded waits
+// (a unit waits, with a deadline, for another unit to finish), never sleeps.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <random>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <passinfra/dynamic.hpp>
+#include <passinfra/parallel/thread_pool.hpp>
+
+#include "support/unit_ir.hpp"
+
+using namespace pitest;
+namespace pi = passinfra;
+
+namespace {
+
+constexpr auto kDeadline = std::chrono::seconds(20);
+
+// Units named in `waits_for` wait (bounded) until the named unit has finished.
+struct Rendezvous {
+  std::mutex m;
+  std::condition_variable cv;
+  std::set<std::string> finished;
+  void finish(const std::string& unit) {
+    {
+      std::lock_guard lock(m);
+      finished.insert(unit);
+    }
+    cv.notify_all();
+  }
+  bool wait_for(const std::string& unit) {
+    std::unique_lock lock(m);
+    return cv.wait_for(lock, kDeadline, [&] { return finished.count(unit) != 0; });
+  }
+};
+
+// What a unit does, per unit name: log a line, maybe wait for another unit,
+// maybe throw (TestError with the unit's index as id).
+struct Script {
+  std::map<std::string, std::string> waits_for;  // "@f0" -> "@f1"
+  std::set<std::string> throws;
+  Rendezvous* rendezvous = nullptr;
+  std::atomic<int> timeouts{0};
+};
+Script* g_script = nullptr;
+
+struct Work {
+  static constexpr pi::PassInfo info{"Work", 0};
+  UFunc transform(UFunc f, auto& ctx) const {
+    const std::string unit(ctx.unit_name());
+    pi::log(pi::LogLevel::info, "Work " + unit + " begins");
+    if (g_script != nullptr) {
+      if (auto it = g_script->waits_for.find(unit); it != g_script->waits_for.end()) {
+        if (!g_script->rendezvous->wait_for(it->second)) ++g_script->timeouts;
+      }
+      if (g_script->throws.count(unit) != 0) {
+        if (g_script->rendezvous) g_script->rendezvous->finish(unit);
+        throw TestError(static_cast<int>(ctx.unit_index()),
+                        "Work failed on " + unit);  // not throw_test_error: its last_thrown is not for threads
+      }
+    }
+    f.value += 1;
+    f.trail.push_back("Work@v" + std::to_string(ctx.parent().version));
+    pi::log(pi::LogLevel::info, "Work " + unit + " ends");
+    if (g_script != nullptr && g_script->rendezvous) g_script->rendezvous->finish(unit);
+    return f;
+  }
+};
+
+// A thread-safe instrument: counts hooks, records each unit's thread.
+struct SafeCounter {
+  static constexpr bool thread_safe = true;
+  std::atomic<int> before{0}, after{0}, pipelines{0};
+  std::mutex m;
+  std::set<std::uint32_t> threads;
+  void run_before_pass(const UFunc&, const pi::PassInfo&) { ++before; }
+  void run_after_pass(const UFunc&, const pi::PassInfo&) { ++after; }
+  void run_before_pipeline(const UFunc&, const pi::PipelineInfo& p) {
+    ++pipelines;
+    std::lock_guard lock(m);
+    threads.insert(p.thread);
+  }
+};
+
+// Not declared thread-safe.
+struct Unsafe {
+  int n = 0;
+  void run_before_pass(const UFunc&, const pi::PassInfo&) { ++n; }
+};
+
+struct Captured {
+  std::mutex m;
+  std::vector<std::string> lines;  // "<LEVEL> <message>", INFO and DEBUG
+};
+
+pi::ScopedLogSink capture(Captured& c) {
+  return pi::ScopedLogSink([&c](pi::LogLevel level, std::string_view message) {
+    std::lock_guard lock(c.m);
+    c.lines.push_back((level == pi::LogLevel::debug  ? "DEBUG "
+                       : level == pi::LogLevel::info ? "INFO "
+                                                     : "OTHER ") +
+                      std::string(message));
+  });
+}
+
+std::vector<std::string> names(int n) {
+  std::vector<std::string> v;
+  for (int i = 0; i < n; ++i) v.push_back("f" + std::to_string(i));
+  return v;
+}
+
+using N = pi::Nest<UFunc, UStep<"A">, Work, UStep<"B">>;
+
+}  // namespace
+
+TEST_CASE("parallel nest: same result and same delivered log as serial, units really concurrent") {
+  pi::ThreadPool pool(1);  // the caller + one worker
+  Rendezvous r;
+  Script script;
+  script.rendezvous = &r;
+  script.waits_for = {{"@f0", "@f1"}};  // f0 cannot end before f1 did: f1 ran on another thread
+  g_script = &script;
+  SafeCounter counter;
+  Captured par;
+  UModule parallel_out;
+  {
+    auto sink = capture(par);
+    auto ctx = pi::make_pass_context<UModule>({.executor = pool}, std::ref(counter));
+    parallel_out = pi::run(N{}, make_umodule(nullptr, names(8), 3), ctx);
+  }
+  g_script = nullptr;
+  CHECK(script.timeouts == 0);
+  CHECK(counter.threads.size() == 2);
+  CHECK(counter.before == 24);
+  CHECK(counter.after == 24);
+  CHECK(counter.pipelines == 8);
+
+  Captured ser;
+  UModule serial_out;
+  {
+    auto sink = capture(ser);
+    auto ctx = pi::make_pass_context<UModule>({}, std::ref(counter));
+    serial_out = pi::run(N{}, make_umodule(nullptr, names(8), 3), ctx);
+  }
+  CHECK(describe(parallel_out) == describe(serial_out));
+  CHECK(describe(serial_out).find("f7:3:A@v3,Work@v3,B@v3,;") != std::string::npos);
+  CHECK(par.lines == ser.lines);  // held back per unit, delivered in unit order
+  REQUIRE(ser.lines.size() == 16);
+  CHECK(ser.lines.front() == "INFO Work @f0 begins");
+  CHECK(ser.lines.back() == "INFO Work @f7 ends");
+}
+
+TEST_CASE(
+    "parallel nest: the lowest failing unit's exception propagates; others logged at DEBUG; later output dropped") {
+  pi::ThreadPool pool(1);
+  Rendezvous r;
+  Script script;
+  script.rendezvous = &r;
+  script.throws = {"@f1", "@f3"};
+  script.waits_for = {{"@f1", "@f3"}};  // f3 fails first, on the other thread; then f1 fails
+  g_script = &script;
+  Captured par;
+  int caught_id = -1;
+  std::string caught_what;
+  {
+    auto sink = capture(par);
+    auto ctx = pi::make_pass_context<UModule>({.executor = pool});
+    try {
+      (void)pi::run(N{}, make_umodule(nullptr, names(8)), ctx);
+    } catch (const TestError& e) {
+      caught_id = e.id;
+      caught_what = e.what();
+    }
+  }
+  g_script = nullptr;
+  CHECK(script.timeouts == 0);
+  CHECK(caught_id == 1);
+  CHECK(caught_what == "Work failed on @f1");
+  // Delivered: f0's lines and f1's (the failing unit's own); f2's and f3's discarded
+  // (a serial run would not have produced them), then the DEBUG line for f3.
+  REQUIRE(par.lines.size() >= 4);
+  CHECK(par.lines[0] == "INFO Work @f0 begins");
+  CHECK(par.lines[1] == "INFO Work @f0 ends");
+  CHECK(par.lines[2] == "INFO Work @f1 begins");
+  CHECK(par.lines[3] ==
+        "DEBUG function: dropped the exception of unit '@f3': Work failed on @f3; unit '@f1' failed first.");
+  CHECK(par.lines.size() == 4);
+}
+
+TEST_CASE("parallel nest: serial when marked serial, with one unit, or with an instrument that is not thread-safe") {
+  pi::ThreadPool pool(2);
+  {
+    SafeCounter counter;
+    auto ctx = pi::make_pass_context<UModule>({.executor = pool}, std::ref(counter));
+    const auto n = pi::nest<UFunc>(pi::NestOptions{.serial = true}, Work{});
+    (void)pi::run(n, make_umodule(nullptr, names(6)), ctx);
+    CHECK(counter.threads == std::set<std::uint32_t>{pi::thread_ordinal()});
+  }
+  {
+    SafeCounter counter;
+    auto ctx = pi::make_pass_context<UModule>({.executor = pool}, std::ref(counter));
+    (void)pi::run(N{}, make_umodule(nullptr, names(1)), ctx);
+    CHECK(counter.threads == std::set<std::uint32_t>{pi::thread_ordinal()});
+  }
+  {
+    Captured c;
+    SafeCounter counter;
+    Unsafe unsafe;
+    {
+      auto sink = capture(c);
+      auto ctx = pi::make_pass_context<UModule>({.executor = pool}, std::ref(counter), std::ref(unsafe));
+      (void)pi::run(N{}, make_umodule(nullptr, names(4)), ctx);
+    }
+    CHECK(counter.threads == std::set<std::uint32_t>{pi::thread_ordinal()});
+    CHECK(unsafe.n == 12);
+    REQUIRE_FALSE(c.lines.empty());
+    CHECK(c.lines.front().rfind("INFO function: running units serially: instrument '", 0) == 0);
+    CHECK(c.lines.front().find("Unsafe' is not thread-safe.") != std::string::npos);
+  }
+}
+
+namespace {
+std::atomic<int> g_worker_checks{0};
+std::atomic<int> g_worker_errors{0};
+pi::PassContext<UModule>* g_dynamic_ctx = nullptr;
+
+struct ChecksContext {
+  static constexpr pi::PassInfo info{"ChecksContext", 0};
+  UFunc transform(UFunc f, auto& ctx) const {
+    if (&pi::PassContext<UModule>::current() == g_dynamic_ctx) ++g_worker_checks;
+    if (ctx.pipeline().thread != ctx.pipeline().parent_thread) {
+      try {
+        g_dynamic_ctx->override_instruments({});
+      } catch (const pi::Error& e) {
+        if (std::string(e.what()) ==
+            "passinfra: cannot change the instruments of a PassContext from a parallel nest's worker thread")
+          ++g_worker_errors;
+      }
+    }
+    if (g_script && g_script->rendezvous) {
+      const std::string unit(ctx.unit_name());
+      if (unit == "@f0" && !g_script->rendezvous->wait_for("@f1")) ++g_script->timeouts;
+      g_script->rendezvous->finish(unit);
+    }
+    return f;
+  }
+};
+}  // namespace
+
+TEST_CASE(
+    "parallel nest: PassContext<P>::current() on a worker is the caller's; changing its instruments there throws") {
+  pi::ThreadPool pool(1);
+  Rendezvous r;
+  Script script;
+  script.rendezvous = &r;
+  g_script = &script;
+  pi::PassContextOptions options;
+  options.executor = pool;
+  pi::PassContext<UModule> ctx(std::move(options));
+  g_dynamic_ctx = &ctx;
+  g_worker_checks = 0;
+  g_worker_errors = 0;
+  {
+    auto scope = ctx.enter();
+    (void)pi::run(pi::Nest<UFunc, ChecksContext>{}, make_umodule(nullptr, names(2)), ctx);
+  }
+  g_script = nullptr;
+  CHECK(script.timeouts == 0);
+  CHECK(g_worker_checks == 2);  // on the caller and on the worker
+  CHECK(g_worker_errors == 1);  // the worker's override_instruments
+  CHECK(ctx.instruments().items().empty());
+}
+
+namespace {
+struct InnerNest {
+  static constexpr pi::PassInfo info{"InnerNest", 0};
+  UFunc transform(UFunc f, auto& ctx) const {
+    // A unit pass that runs a nest of its own on the same executor.
+    UModule inner = make_umodule(nullptr, names(4));
+    inner = pi::run(pi::Nest<UFunc, UStep<"X">>{}, std::move(inner), ctx.outer());
+    for (const auto& g : inner.functions) f.value += g.value;
+    return f;
+  }
+};
+}  // namespace
+
+TEST_CASE("parallel nest: nests inside units on a one-worker pool finish (no deadlock)") {
+  pi::ThreadPool pool(1);
+  auto ctx = pi::make_pass_context<UModule>({.executor = pool});
+  for (int round = 0; round < 20; ++round) {
+    const UModule out = pi::run(pi::Nest<UFunc, InnerNest>{}, make_umodule(nullptr, names(6)), ctx);
+    for (const auto& f : out.functions) CHECK(f.value == 4);
+  }
+}
+
+TEST_CASE("parallel nest: 300 random nests with random failures agree with the serial run") {
+  pi::ThreadPool pool(2);
+  std::mt19937 rng(2026);
+  int compared = 0;
+  for (int round = 0; round < 300; ++round) {
+    const int n = 2 + static_cast<int>(rng() % 9);
+    Script script;
+    for (int i = 0; i < n; ++i) {
+      if (rng() % 5 == 0) script.throws.insert("@f" + std::to_string(i));
+    }
+    const auto run = [&](bool parallel, std::vector<std::string>& lines) -> std::string {
+      Captured c;
+      std::string outcome;
+      g_script = &script;
+      {
+        auto sink = capture(c);
+        pi::PassContextOptions options;
+        if (parallel) options.executor = pool;
+        auto ctx = pi::make_pass_context<UModule>(std::move(options));
+        try {
+          outcome = describe(pi::run(N{}, make_umodule(nullptr, names(n)), ctx));
+        } catch (const TestError& e) {
+          outcome = "error " + std::to_string(e.id) + " " + e.what();
+        }
+      }
+      g_script = nullptr;
+      for (auto& l : c.lines) {
+        if (l.rfind("DEBUG", 0) != 0) lines.push_back(l);
+      }
+      return outcome;
+    };
+    std::vector<std::string> serial_lines, parallel_lines;
+    const std::string serial = run(false, serial_lines);
+    const std::string parallel = run(true, parallel_lines);
+    INFO("round " << round << ", " << n << " units");
+    CHECK(parallel == serial);
+    CHECK(parallel_lines == serial_lines);
+    ++compared;
+  }
+  CHECK(compared == 300);
+}
