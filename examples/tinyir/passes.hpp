@@ -78,6 +78,12 @@
 
 namespace tinyir {
 
+// UnitContextFor<Ctx>: Ctx is a unit context of a nest over tinyir's functions.
+template <class Ctx>
+concept UnitContextFor = requires(const Ctx& c) {
+  { c.parent() } -> std::convertible_to<const Module&>;
+};
+
 // [infer-type]
 // InferType: every node's checked type filled in (Relay's InferType, a module pass).
 // Types are a cache in the nodes, so the module's value does not change: it
@@ -91,6 +97,11 @@ struct InferType : passinfra::CallablePass<InferType> {
     const TypeMapInfo* types = find_analysis<TypeMap>(ctx, m);
     if (types != nullptr && types->describes(m)) return m;
     return infer_types(std::move(m));  // no manager (or a stale map: see ensure_types)
+  }
+  // At unit level (a nest's function): that function's types.
+  template <UnitContextFor Ctx>
+  Function transform(Function fn, Ctx& /*ctx*/) const {
+    return infer_types(std::move(fn));
   }
 };
 // [infer-type]
@@ -107,6 +118,9 @@ struct ir_traits<tinyir::Module> {
 
   // Relay's function passes run InferType on the module afterwards; so do tinyir's.
   using function_pass_follow_up = tinyir::InferType;
+
+  // Nests (passinfra/core/nest.hpp) run over its functions: unit_traits below.
+  using unit_types = passinfra::unit_list<tinyir::Function>;
 
   // f(fn, module) for every global function except Primitive ones (a fused group
   // lifted to the module is left alone, as Relay skips functions not to optimize);
@@ -150,6 +164,37 @@ struct ir_traits<tinyir::Module> {
 };
 // [ir-traits]
 
+// [unit-traits]
+// A function as a nest's unit: the nest kind "function", units named "@<name>".
+template <>
+struct ir_traits<tinyir::Function> {
+  static constexpr std::string_view name = "function";
+  using parent_type = tinyir::Module;
+  static std::string print(const tinyir::Function& fn) { return tinyir::print(tinyir::Expr(fn)); }
+};
+
+// The units of a module: its global functions except Primitive ones (left
+// alone, as Relay's SkipFunction and map_functions above), in module order.
+template <>
+struct unit_traits<tinyir::Module, tinyir::Function> {
+  static std::vector<UnitSlot<tinyir::Function>> units(const tinyir::Module& m) {
+    std::vector<UnitSlot<tinyir::Function>> out;
+    out.reserve(m.size());
+    for (const auto& [name, fn] : m) {
+      if (!fn->is_primitive()) out.push_back({"@" + name, fn});
+    }
+    return out;
+  }
+  static tinyir::Module replace_units(tinyir::Module m, std::vector<UnitSlot<tinyir::Function>> slots) {
+    std::vector<tinyir::Module::Entry> out;
+    out.reserve(m.size());
+    std::size_t k = 0;
+    for (const auto& [name, fn] : m) out.emplace_back(name, fn->is_primitive() ? fn : std::move(slots.at(k++).ir));
+    return tinyir::Module(std::move(out));
+  }
+};
+// [unit-traits]
+
 }  // namespace passinfra
 
 namespace tinyir {
@@ -172,6 +217,17 @@ Module run_function_pass(const passinfra::PassInfo& info, Module m, Ctx& ctx, F 
 }
 // [run-function-pass]
 
+// [run-unit-pass]
+// run_unit_pass(fn, ctx, f): the same pass at unit level, inside a Nest
+// (passinfra/core/nest.hpp): f(fn, parent) on this one function, then InferType
+// on it, nested and instrumented under ctx -- Relay's follow-up, per function.
+template <class Ctx, class F>
+Function run_unit_pass(Function fn, Ctx& ctx, F f) {
+  Function out = f(fn, ctx.parent());
+  return passinfra::run(InferType{}, std::move(out), ctx);
+}
+// [run-unit-pass]
+
 }  // namespace detail
 
 // FoldConstant: evaluates operators on constants with data (fold_constant.hpp).
@@ -189,6 +245,14 @@ struct FoldConstant : passinfra::CallablePass<FoldConstant> {
     folded += n;
     return out;
   }
+  template <UnitContextFor Ctx>
+  Function transform(Function fn, Ctx& ctx) const {
+    std::uint64_t n = 0;
+    Function out = detail::run_unit_pass(
+        std::move(fn), ctx, [&n](const Function& f, const Module& mod) { return fold_constant(f, mod, &n); });
+    folded += n;
+    return out;
+  }
 };
 
 // [eliminate-common-subexpr]
@@ -202,6 +266,11 @@ struct EliminateCommonSubexpr : passinfra::CallablePass<EliminateCommonSubexpr> 
       return eliminate_common_subexpr(fn, mod);
     });
   }
+  template <UnitContextFor Ctx>
+  Function transform(Function fn, Ctx& ctx) const {
+    return detail::run_unit_pass(std::move(fn), ctx,
+                                 [](const Function& f, const Module& mod) { return eliminate_common_subexpr(f, mod); });
+  }
 };
 // [eliminate-common-subexpr]
 
@@ -212,13 +281,24 @@ struct DeadCodeElimination : passinfra::CallablePass<DeadCodeElimination> {
   static constexpr passinfra::PassInfo info{"DeadCodeElimination", 1};
   template <class Ctx>
   Module transform(Module m, Ctx& ctx) const {
-    return detail::run_function_pass(info, std::move(m), ctx, [&ctx](const Function& fn, const Module& mod) {
-      const LivenessInfo* liveness = find_analysis<Liveness>(ctx, mod, fn);
-      if (liveness == nullptr) return dead_code_elimination(fn, mod);
-      if (liveness->dead.empty()) return fn;
-      // One round: the live set is already the fixed point (used_vars).
-      return downcast<FunctionNode>(tinyir::detail::UnusedLetRemover(liveness->live).mutate(fn));
-    });
+    return detail::run_function_pass(info, std::move(m), ctx,
+                                     [&](const Function& fn, const Module& mod) { return apply(fn, mod, ctx); });
+  }
+  template <UnitContextFor Ctx>
+  Function transform(Function fn, Ctx& ctx) const {
+    return detail::run_unit_pass(std::move(fn), ctx,
+                                 [&](const Function& f, const Module& mod) { return apply(f, mod, ctx); });
+  }
+
+ private:
+  // The body, for one function of `mod` (both levels).
+  template <class Ctx>
+  Function apply(const Function& fn, const Module& mod, [[maybe_unused]] Ctx& ctx) const {
+    const LivenessInfo* liveness = find_analysis<Liveness>(ctx, mod, fn);
+    if (liveness == nullptr) return dead_code_elimination(fn, mod);
+    if (liveness->dead.empty()) return fn;
+    // One round: the live set is already the fixed point (used_vars).
+    return downcast<FunctionNode>(tinyir::detail::UnusedLetRemover(liveness->live).mutate(fn));
   }
 };
 // [dead-code-elimination]
@@ -242,19 +322,40 @@ struct FuseOps : passinfra::CallablePass<FuseOps> {
 
   template <class Ctx>
   Module transform(Module m, Ctx& ctx) const {
+    const auto [level, max_depth] = limits(ctx);
+    return detail::run_function_pass(info, std::move(m), ctx,
+                                     [&, level = level, max_depth = max_depth](const Function& fn, const Module& mod) {
+                                       return apply(fn, mod, ctx, level, max_depth);
+                                     });
+  }
+  template <UnitContextFor Ctx>
+  Function transform(Function fn, Ctx& ctx) const {
+    const auto [level, max_depth] = limits(ctx);
+    return detail::run_unit_pass(std::move(fn), ctx,
+                                 [&, level = level, max_depth = max_depth](const Function& f, const Module& mod) {
+                                   return apply(f, mod, ctx, level, max_depth);
+                                 });
+  }
+
+ private:
+  // The fusion level and the group size limit under ctx (checked).
+  template <class Ctx>
+  std::pair<int, int> limits(Ctx& ctx) const {
     const int level = fuse_opt_level == -1 ? ctx.opt_level() : fuse_opt_level;
     const int max_depth = ctx.get_config(kFuseMaxDepth);
     if (max_depth < 1) {
       throw Error("FuseOps: config relay.FuseOps.max_depth is " + std::to_string(max_depth) +
                   "; expected at least 1 (operators per group)");
     }
-    return detail::run_function_pass(info, std::move(m), ctx,
-                                     [&ctx, level, max_depth](const Function& fn, const Module& mod) {
-                                       // what fuse_ops(fn, mod, level) does, with TVM's limit of
-                                       // 256 replaced by max_depth
-                                       ensure_types(ctx, fn, mod);
-                                       return tinyir::detail::OpFuser(level, max_depth).run(fn);
-                                     });
+    return {level, max_depth};
+  }
+  // The body, for one function of `mod` (both levels).
+  template <class Ctx>
+  Function apply(const Function& fn, const Module& mod, [[maybe_unused]] Ctx& ctx, int level, int max_depth) const {
+    // what fuse_ops(fn, mod, level) does, with TVM's limit of
+    // 256 replaced by max_depth
+    ensure_types(ctx, fn, mod);
+    return tinyir::detail::OpFuser(level, max_depth).run(fn);
   }
 };
 
@@ -265,13 +366,24 @@ struct DefuseOps : passinfra::CallablePass<DefuseOps> {
   using required = passinfra::requires_passes<InferType>;
   template <class Ctx>
   Module transform(Module m, Ctx& ctx) const {
-    return detail::run_function_pass(info, std::move(m), ctx, [&ctx](const Function& fn, const Module& mod) {
-      if (const CallGraphInfo* calls = find_analysis<CallGraph>(ctx, mod)) {
-        const CallGraphInfo::Callees* callees = calls->find(mod.name_of(fn));
-        if (callees != nullptr && !callees->calls_functions) return fn;
-      }
-      return defuse_ops(fn, mod);
-    });
+    return detail::run_function_pass(info, std::move(m), ctx,
+                                     [&](const Function& fn, const Module& mod) { return apply(fn, mod, ctx); });
+  }
+  template <UnitContextFor Ctx>
+  Function transform(Function fn, Ctx& ctx) const {
+    return detail::run_unit_pass(std::move(fn), ctx,
+                                 [&](const Function& f, const Module& mod) { return apply(f, mod, ctx); });
+  }
+
+ private:
+  // The body, for one function of `mod` (both levels).
+  template <class Ctx>
+  Function apply(const Function& fn, const Module& mod, [[maybe_unused]] Ctx& ctx) const {
+    if (const CallGraphInfo* calls = find_analysis<CallGraph>(ctx, mod)) {
+      const CallGraphInfo::Callees* callees = calls->find(mod.name_of(fn));
+      if (callees != nullptr && !callees->calls_functions) return fn;
+    }
+    return defuse_ops(fn, mod);
   }
 };
 
@@ -295,14 +407,25 @@ struct CanonicalizeOps : passinfra::CallablePass<CanonicalizeOps> {
   using required = passinfra::requires_passes<InferType>;
   template <class Ctx>
   Module transform(Module m, Ctx& ctx) const {
-    return detail::run_function_pass(info, std::move(m), ctx, [&ctx](const Function& fn, const Module& mod) {
-      // With a manager: only functions that call nn.bias_add, typed through FunctionTypes.
-      const CallGraphInfo* calls = find_analysis<CallGraph>(ctx, mod);
-      if (calls == nullptr) return canonicalize_ops(fn, mod);
-      if (!calls->calls(mod.name_of(fn), "nn.bias_add")) return fn;
-      ensure_types(ctx, fn, mod);
-      return tinyir::detail::OpCanonicalizer().mutate_function(fn);
-    });
+    return detail::run_function_pass(info, std::move(m), ctx,
+                                     [&](const Function& fn, const Module& mod) { return apply(fn, mod, ctx); });
+  }
+  template <UnitContextFor Ctx>
+  Function transform(Function fn, Ctx& ctx) const {
+    return detail::run_unit_pass(std::move(fn), ctx,
+                                 [&](const Function& f, const Module& mod) { return apply(f, mod, ctx); });
+  }
+
+ private:
+  // The body, for one function of `mod` (both levels).
+  template <class Ctx>
+  Function apply(const Function& fn, const Module& mod, [[maybe_unused]] Ctx& ctx) const {
+    // With a manager: only functions that call nn.bias_add, typed through FunctionTypes.
+    const CallGraphInfo* calls = find_analysis<CallGraph>(ctx, mod);
+    if (calls == nullptr) return canonicalize_ops(fn, mod);
+    if (!calls->calls(mod.name_of(fn), "nn.bias_add")) return fn;
+    ensure_types(ctx, fn, mod);
+    return tinyir::detail::OpCanonicalizer().mutate_function(fn);
   }
 };
 
@@ -320,14 +443,25 @@ struct ConvertLayout : passinfra::CallablePass<ConvertLayout> {
 
   template <class Ctx>
   Module transform(Module m, Ctx& ctx) const {
-    return detail::run_function_pass(info, std::move(m), ctx, [this, &ctx](const Function& fn, const Module& mod) {
-      // With a manager: only functions that call nn.conv2d, typed through FunctionTypes.
-      const CallGraphInfo* calls = find_analysis<CallGraph>(ctx, mod);
-      if (calls == nullptr) return convert_layout(fn, mod, desired_layouts);
-      if (!calls->calls(mod.name_of(fn), "nn.conv2d")) return fn;
-      ensure_types(ctx, fn, mod);
-      return tinyir::detail::LayoutConverter(desired_layouts).run(fn);
-    });
+    return detail::run_function_pass(info, std::move(m), ctx,
+                                     [&](const Function& fn, const Module& mod) { return apply(fn, mod, ctx); });
+  }
+  template <UnitContextFor Ctx>
+  Function transform(Function fn, Ctx& ctx) const {
+    return detail::run_unit_pass(std::move(fn), ctx,
+                                 [&](const Function& f, const Module& mod) { return apply(f, mod, ctx); });
+  }
+
+ private:
+  // The body, for one function of `mod` (both levels).
+  template <class Ctx>
+  Function apply(const Function& fn, const Module& mod, [[maybe_unused]] Ctx& ctx) const {
+    // With a manager: only functions that call nn.conv2d, typed through FunctionTypes.
+    const CallGraphInfo* calls = find_analysis<CallGraph>(ctx, mod);
+    if (calls == nullptr) return convert_layout(fn, mod, desired_layouts);
+    if (!calls->calls(mod.name_of(fn), "nn.conv2d")) return fn;
+    ensure_types(ctx, fn, mod);
+    return tinyir::detail::LayoutConverter(desired_layouts).run(fn);
   }
 };
 

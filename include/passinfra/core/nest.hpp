@@ -259,16 +259,41 @@ class Nest : public CallablePass<Nest<Unit, Ps...>> {
     }
   }
 
-  // Units in unit order on this thread; the first failure leaves.
+  // Units in unit order on this thread; the first failure leaves. One
+  // PipelineInfo, unit context and gate state for the run: per unit, the
+  // info's name and index change (the hooks and passes of one unit see it
+  // whole; nothing keeps it past its unit).
   template <class Parent, class Ctx>
   void run_serial(const Parent& parent, std::vector<UnitSlot<Unit>>& slots, Ctx& ctx) const {
     const std::uint32_t thread = thread_ordinal();
-    const PipelineInfo* const enclosing = current_pipeline();
-    PipelineInfo info{this->info(), {}, 0, slots.size(), detail::nest_run_id(thread), thread, thread, enclosing};
-    for (std::size_t i = 0; i < slots.size(); ++i) {
-      info.unit_name = slots[i].name;
-      info.unit_index = i;
-      slots[i].ir = run_unit(parent, std::move(slots[i].ir), info, ctx);
+    PipelineInfo info{this->info(),      {}, 0, slots.size(), detail::nest_run_id(thread), thread, thread,
+                      current_pipeline()};
+    const detail::PipelineScope current(info);
+    UnitContext<Parent, Unit, Ctx> unit_ctx(ctx, parent, info);
+    with_gate(ctx, [&](const auto& gate) PASSINFRA_LAMBDA_INLINE {
+      for (std::size_t i = 0; i < slots.size(); ++i) {
+        info.unit_name = slots[i].name;
+        info.unit_index = i;
+        slots[i].ir = run_unit(std::move(slots[i].ir), info, unit_ctx, gate);
+      }
+    });
+  }
+
+  // with_gate(ctx, f): f(gate) with the gate state the children use, taken
+  // once per run as Sequential::transform takes it once per call: the
+  // opt_level compare when no names are listed and the instruments are on,
+  // else the context's full gate.
+  template <class Ctx, class F>
+  PASSINFRA_ALWAYS_INLINE static void with_gate(Ctx& ctx, F&& f) {
+    const auto gate = detail::gate_of(ctx);
+    if constexpr (requires { gate.opt_level_gate(); }) {
+      if (gate.names_listed() || !detail::instruments_active(ctx)) [[unlikely]] {
+        f(gate);
+      } else {
+        f(gate.opt_level_gate());
+      }
+    } else {
+      f(gate);
     }
   }
 
@@ -299,18 +324,23 @@ class Nest : public CallablePass<Nest<Unit, Ps...>> {
     if constexpr (requires { Root::current(); }) caller_current = &Root::current();
     std::vector<PipelineInfo> infos(n);
     std::vector<detail::UnitOutput> outputs(n);
-    auto run_one = [&](std::size_t i) {
-      PipelineInfo& info = infos[i];
-      info = PipelineInfo{this->info(), slots[i].name, i, n, run_id, caller, thread_ordinal(), enclosing};
-      const detail::UnitOutputScope held(outputs[i]);
-      if (info.thread != caller) {
-        const detail::WorkerContextScope<Root> worker(root, caller_current);
-        slots[i].ir = run_unit(parent, std::move(slots[i].ir), info, ctx);
-      } else {
-        slots[i].ir = run_unit(parent, std::move(slots[i].ir), info, ctx);
-      }
-    };
-    detail::ForkJoinResult result = detail::fork_join(ctx.executor(), n, run_one);
+    detail::ForkJoinResult result;
+    with_gate(ctx, [&](const auto& gate) {
+      auto run_one = [&](std::size_t i) {
+        PipelineInfo& info = infos[i];
+        info = PipelineInfo{this->info(), slots[i].name, i, n, run_id, caller, thread_ordinal(), enclosing};
+        const detail::PipelineScope current(info);
+        const detail::UnitOutputScope held(outputs[i]);
+        UnitContext<Parent, Unit, Ctx> unit_ctx(ctx, parent, info);
+        if (info.thread != caller) {
+          const detail::WorkerContextScope<Root> worker(root, caller_current);
+          slots[i].ir = run_unit(std::move(slots[i].ir), info, unit_ctx, gate);
+        } else {
+          slots[i].ir = run_unit(std::move(slots[i].ir), info, unit_ctx, gate);
+        }
+      };
+      result = detail::fork_join(ctx.executor(), n, run_one);
+    });
     // Output in unit order, up to and including the unit whose exception propagates.
     const std::size_t delivered = result.ok() ? n : result.failures.front().index + 1;
     for (std::size_t i = 0; i < delivered; ++i) outputs[i].deliver();
@@ -330,22 +360,20 @@ class Nest : public CallablePass<Nest<Unit, Ps...>> {
     }
   }
 
-  // One unit: SPEC §11.3 steps 1-3, with the unit's pipeline current.
-  template <class Parent, class Ctx>
-  Unit run_unit(const Parent& parent, Unit unit, const PipelineInfo& info, Ctx& ctx) const {
-    const detail::PipelineScope current(info);
-    UnitContext<Parent, Unit, Ctx> unit_ctx(ctx, parent, info);
-    auto& set = ctx.instrument_set();
+  // One unit: SPEC §11.3 steps 1-3 (its pipeline is current on this thread).
+  template <class UCtx, class Gate>
+  PASSINFRA_ALWAYS_INLINE Unit run_unit(Unit unit, const PipelineInfo& info, UCtx& unit_ctx, const Gate& gate) const {
+    auto& set = unit_ctx.instrument_set();
     using Set = std::remove_cvref_t<decltype(set)>;
     if constexpr (!(Set::template has_run_before_pipeline<Unit> || Set::template has_run_after_pipeline<Unit> ||
                     Set::has_run_after_pipeline_failed)) {
-      return children_.transform(std::move(unit), unit_ctx);
+      return children_.run_children_gated(std::move(unit), unit_ctx, gate);
     } else {
       std::size_t returned = 0;  // run_before_pipeline hooks that returned
       std::size_t started = 0;   // run_after_pipeline hooks that were started
       try {
         set.run_before_pipeline(std::as_const(unit), info, returned);
-        Unit out = children_.transform(std::move(unit), unit_ctx);
+        Unit out = children_.run_children_gated(std::move(unit), unit_ctx, gate);
         set.run_after_pipeline(std::as_const(out), info, started);
         return out;
       } catch (...) {

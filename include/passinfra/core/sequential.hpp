@@ -133,6 +133,15 @@ class Sequential : public CallablePass<Sequential<Ps...>> {
     }(std::index_sequence_for<Ps...>{});
   }
 
+  // run_children_gated(ir, ctx, gate): the children under a gate state the
+  // caller took from the context once (what transform does per call); a Nest
+  // runs its children on every unit this way.
+  template <class IR, class Ctx, class Gate>
+  IR run_children_gated(IR ir, Ctx& ctx, const Gate& gate) const {
+    if constexpr (children_ok) return run_children(std::move(ir), ctx, gate);
+    return ir;
+  }
+
   template <class IR, class Ctx>
   IR transform(IR ir, Ctx& ctx) const {
     if constexpr (children_ok) {
