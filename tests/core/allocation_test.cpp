@@ -291,3 +291,52 @@ TEST_CASE("core/allocation: PassTimingInstrument in a static set allocates nothi
   CHECK(out.value == expected_value);
   CHECK(timing.profile().size() == 1);  // the top-level Sequential
 }
+
+// A parent of IR units, for nests: units() allocates the slot vector (the IR's
+// own cost); a serial Nest must add nothing to it (docs/spec.md §11.12).
+namespace {
+struct Units {
+  std::vector<IR> items;
+};
+}  // namespace
+
+template <>
+struct passinfra::unit_traits<Units, IR> {
+  static std::vector<passinfra::UnitSlot<IR>> units(const Units& p) {
+    std::vector<passinfra::UnitSlot<IR>> out;
+    out.reserve(p.items.size());
+    for (const IR& ir : p.items) out.push_back({"@f", ir});  // a short name: no allocation
+    return out;
+  }
+  static Units replace_units(Units p, std::vector<passinfra::UnitSlot<IR>> slots) {
+    for (std::size_t i = 0; i < slots.size(); ++i) p.items[i] = slots[i].ir;
+    return p;
+  }
+};
+
+TEST_CASE("core/allocation: a serial Nest allocates only what the IR's units() and replace_units() do") {
+  using Traits = passinfra::unit_traits<Units, IR>;
+  const passinfra::Nest<IR, Add<1>, NeedsSetup, Nesting, Inner> nest;
+  AllHooks hooks;
+  auto ctx = passinfra::make_pass_context<Units>({}, std::ref(hooks));
+  Units by_nest{std::vector<IR>(8, IR{1})};
+  Units by_hand{std::vector<IR>(8, IR{1})};
+  long nest_allocations = 0;
+  long hand_allocations = 0;
+  {
+    AllocationCounter counter;
+    by_nest = passinfra::run(nest, std::move(by_nest), ctx);
+    nest_allocations = counter.count();
+  }
+  {
+    AllocationCounter counter;
+    auto slots = Traits::units(by_hand);
+    for (auto& s : slots) s.ir.value = ((s.ir.value + 1) * 2 + 1000 + 7) + 10 + 20;
+    by_hand = Traits::replace_units(std::move(by_hand), std::move(slots));
+    hand_allocations = counter.count();
+  }
+  CHECK(hand_allocations == 1);  // the slot vector
+  CHECK(nest_allocations == hand_allocations);
+  for (std::size_t i = 0; i < 8; ++i) CHECK(by_nest.items[i].value == by_hand.items[i].value);
+  CHECK(hooks.events > 0);
+}
