@@ -185,11 +185,17 @@ struct unit_traits<tinyir::Module, tinyir::Function> {
     }
     return out;
   }
-  static tinyir::Module replace_units(tinyir::Module m, std::vector<UnitSlot<tinyir::Function>> slots) {
+  static tinyir::Module replace_units(const tinyir::Module& m, std::vector<UnitSlot<tinyir::Function>> slots) {
     std::vector<tinyir::Module::Entry> out;
     out.reserve(m.size());
     std::size_t k = 0;
-    for (const auto& [name, fn] : m) out.emplace_back(name, fn->is_primitive() ? fn : std::move(slots.at(k++).ir));
+    for (const auto& [name, fn] : m) {
+      if (fn->is_primitive()) {
+        out.emplace_back(name, fn);
+      } else {
+        out.emplace_back(name, std::move(slots.at(k++).ir));
+      }
+    }
     return tinyir::Module(std::move(out));
   }
 };

@@ -209,9 +209,9 @@ class Nest : public CallablePass<Nest<Unit, Ps...>> {
   constexpr explicit Nest(Ps... passes)
     requires(sizeof...(Ps) > 0)
       : children_(std::move(passes)...) {}
-  constexpr Nest(PassInfo info, Ps... passes)
+  constexpr explicit Nest(PassInfo info, Ps... passes)
       : name_(info.name), opt_level_(info.opt_level), children_(make_children(std::move(passes)...)) {}
-  constexpr Nest(NestOptions options, Ps... passes)
+  constexpr explicit Nest(NestOptions options, Ps... passes)
       : options_(options), children_(make_children(std::move(passes)...)) {}
   constexpr Nest(PassInfo info, NestOptions options, Ps... passes)
       : name_(info.name),
