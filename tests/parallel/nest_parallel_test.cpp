@@ -18,6 +18,8 @@
 #include <vector>
 
 #include <passinfra/dynamic.hpp>
+#include <passinfra/instruments/print_ir_after.hpp>
+#include <passinfra/instruments/print_ir_before.hpp>
 #include <passinfra/parallel/thread_pool.hpp>
 
 #include "support/unit_ir.hpp"
@@ -346,4 +348,47 @@ TEST_CASE("parallel nest: 300 random nests with random failures agree with the s
     ++compared;
   }
   CHECK(compared == 300);
+}
+
+TEST_CASE("parallel nest: PrintIRAfter is thread-safe; its unit headers name the unit; output as serial") {
+  pi::ThreadPool pool(1);
+  const auto run = [&](bool parallel) {
+    Captured c;
+    {
+      auto sink = capture(c);
+      pi::PassContextOptions options;
+      if (parallel) options.executor = pool;
+      pi::PrintIRAfter print;
+      auto ctx = pi::make_pass_context<UModule>(std::move(options), std::ref(print));
+      (void)pi::run(pi::Nest<UFunc, UStep<"A">>{}, make_umodule(nullptr, names(4)), ctx);
+    }
+    return c.lines;
+  };
+  const std::vector<std::string> serial = run(false);
+  const std::vector<std::string> parallel = run(true);
+  CHECK(parallel == serial);
+  REQUIRE(serial.size() == 5);
+  CHECK(serial[0] == "INFO After Running Pass: A on @f0\nf0 1");
+  CHECK(serial[3] == "INFO After Running Pass: A on @f3\nf3 1");
+  CHECK(serial[4] == "INFO After Running Pass: function\nf0 1 f1 1 f2 1 f3 1");
+  static_assert(pi::ThreadSafeInstrument<pi::PrintIRAfter>);
+  static_assert(pi::ThreadSafeInstrument<pi::PrintIRBefore>);
+}
+
+TEST_CASE("parallel nest: a run-time list whose items are thread-safe runs the nest in parallel") {
+  pi::ThreadPool pool(1);
+  SafeCounter counter;
+  pi::PassContextOptions options;
+  options.executor = pool;
+  pi::PassContext<UModule> ctx(std::move(options),
+                               pi::DynamicInstruments<UModule>({pi::AnyInstrument<UModule>(std::ref(counter))}));
+  CHECK(ctx.instruments().items().front().thread_safe());
+  Unsafe unsafe;
+  CHECK_FALSE(pi::AnyInstrument<UModule>(std::ref(unsafe)).thread_safe());
+  Captured c;
+  {
+    auto sink = capture(c);
+    (void)pi::run(N{}, make_umodule(nullptr, names(4)), ctx);
+  }
+  for (const auto& line : c.lines) CHECK(line.find("running units serially") == std::string::npos);
 }

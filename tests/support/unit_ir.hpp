@@ -62,12 +62,18 @@ inline std::string describe(const UModule& m) {
 template <>
 struct passinfra::ir_traits<pitest::UModule> {
   using unit_types = passinfra::unit_list<pitest::UFunc>;  // instruments may hook the units only
+  static std::string print(const pitest::UModule& m) {
+    std::string s;
+    for (const auto& f : m.functions) s += (s.empty() ? "" : " ") + f.name + " " + std::to_string(f.value);
+    return s;
+  }
 };
 
 template <>
 struct passinfra::ir_traits<pitest::UFunc> {
   static constexpr std::string_view name = "function";
   using parent_type = pitest::UModule;
+  static std::string print(const pitest::UFunc& f) { return f.name + " " + std::to_string(f.value); }
 };
 
 template <>

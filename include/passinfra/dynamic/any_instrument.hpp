@@ -9,6 +9,7 @@
 //   / run_analysis_invalidated(info)      the analysis hooks (SPEC §10.7), forwarded likewise
 // i.has_should_run() ... has_run_analysis_invalidated()   whether T has that hook
 // i.hook_mask()                           the hooks T has, one bit each
+// i.thread_safe() / i.has_unit_hooks()    for a parallel nest's check (SPEC §11.4, §11.8)
 // i.run_solo(loop, ir)                    (DynamicSequential's) its children under this instrument alone
 //
 // Copies share the object. Only the hooks T has are called (a hook T lacks
@@ -53,6 +54,7 @@ struct InstrumentVTable {
   void (*after_analysis_failed)(void*, const AnalysisInfo&, std::exception_ptr);
   void (*analysis_invalidated)(void*, const AnalysisInfo&);
   std::string (*name)(const void*);  // a copy: T::name() may return a temporary
+  bool (*thread_safe)(const void*);  // instrument_thread_safe(t) (SPEC §11.8)
   // A DynamicSequential's children under a list holding only this
   // instrument, with its hooks called directly (solo_loop.hpp).
   IR (*run_solo)(void*, SoloLoop<IR>&, IR);
@@ -99,6 +101,7 @@ inline constexpr InstrumentVTable<IR> instrument_vtable_for{
       if constexpr (HasRunAnalysisInvalidated<T>) static_cast<T*>(o)->run_analysis_invalidated(info);
     } : nullptr,
     +[](const void* o) -> std::string { return instrument_name(*static_cast<const T*>(o)); },
+    +[](const void* o) -> bool { return instrument_thread_safe(*static_cast<const T*>(o)); },
     +[](void* o, SoloLoop<IR>& loop, IR ir) -> IR { return loop.run(*static_cast<T*>(o), std::move(ir)); },
 };
 
@@ -165,6 +168,13 @@ class AnyInstrument {
   bool has_run_analysis_invalidated() const noexcept {
     return (vtable_->hooks & detail::hook_run_analysis_invalidated) != 0;
   }
+  // thread_safe(): T declares that its hooks may run on several threads at
+  // once (SPEC §11.8: a constant, a trait, or T's thread_safe() asked now).
+  bool thread_safe() const { return vtable_->thread_safe(object_); }
+  // has_unit_hooks(): a nest's unit pipelines call one of its hooks. An
+  // AnyInstrument<IR> forwards the hooks for IR only, so that is
+  // run_after_pass_failed (it takes no IR) when T has it.
+  bool has_unit_hooks() const noexcept { return has_run_after_pass_failed(); }
   // hook_mask(): the hooks T has, one bit each (detail::hook_should_run, ...).
   unsigned hook_mask() const noexcept { return vtable_->hooks; }
 

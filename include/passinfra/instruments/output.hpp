@@ -16,6 +16,8 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
+#include <cstddef>
 #include <initializer_list>
 #include <ostream>
 #include <string>
@@ -24,6 +26,7 @@
 #include <vector>
 
 #include "passinfra/core/log.hpp"
+#include "passinfra/core/pipeline_info.hpp"
 
 namespace passinfra {
 
@@ -87,5 +90,36 @@ class TextSink {
   std::ostream* os_ = nullptr;
   LogLevel level_ = LogLevel::info;
 };
+
+namespace detail {
+
+// SharedCount: a count that several threads may add to at once (relaxed; a
+// parallel nest's units call an instrument's hooks concurrently); copying
+// copies the value, so an instrument holding one stays copyable.
+class SharedCount {
+ public:
+  SharedCount() = default;
+  SharedCount(const SharedCount& other) noexcept : n_(other.get()) {}
+  SharedCount& operator=(const SharedCount& other) noexcept {
+    n_.store(other.get(), std::memory_order_relaxed);
+    return *this;
+  }
+  ~SharedCount() = default;
+  void operator++() noexcept { n_.fetch_add(1, std::memory_order_relaxed); }
+  std::size_t get() const noexcept { return n_.load(std::memory_order_relaxed); }
+
+ private:
+  std::atomic<std::size_t> n_{0};
+};
+
+// append_unit(text): inside a nest's unit pipeline, " on <unit name>" (SPEC §11.8).
+inline void append_unit(std::string& text) {
+  if (const PipelineInfo* p = current_pipeline()) {
+    text += " on ";
+    text += p->unit_name;
+  }
+}
+
+}  // namespace detail
 
 }  // namespace passinfra

@@ -27,6 +27,9 @@ class PrintIRAfter {
   explicit PrintIRAfter(TextSink out) : out_(out) {}
 
   std::string_view name() const noexcept { return "PrintIRAfter"; }
+  // Its hooks may run on several threads at once (SPEC §11.8): a parallel
+  // nest holds each unit's text back and delivers it in unit order.
+  static constexpr bool thread_safe = true;
 
   // run_after_pass: the pass's output, after it ran (not after a failure).
   template <class IR>
@@ -40,6 +43,7 @@ class PrintIRAfter {
       if (!filter_.matches(info.name)) return;
       std::string text = "After Running Pass: ";
       text += info.name;
+      detail::append_unit(text);
       text += '\n';
       text += ir_traits<IR>::print(ir);
       out_.write(text);
@@ -47,13 +51,13 @@ class PrintIRAfter {
     }
   }
 
-  std::size_t printed() const noexcept { return printed_; }
+  std::size_t printed() const noexcept { return printed_.get(); }
   const PassFilter& filter() const noexcept { return filter_; }
 
  private:
   PassFilter filter_;
   TextSink out_;
-  std::size_t printed_ = 0;
+  detail::SharedCount printed_;
 };
 
 }  // namespace passinfra

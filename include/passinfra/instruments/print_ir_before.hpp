@@ -27,6 +27,9 @@ class PrintIRBefore {
   explicit PrintIRBefore(TextSink out) : out_(out) {}
 
   std::string_view name() const noexcept { return "PrintIRBefore"; }
+  // Its hooks may run on several threads at once (SPEC §11.8): a parallel
+  // nest holds each unit's text back and delivers it in unit order.
+  static constexpr bool thread_safe = true;
 
   // run_before_pass: the pass's input, before the pass runs.
   template <class IR>
@@ -40,6 +43,7 @@ class PrintIRBefore {
       if (!filter_.matches(info.name)) return;
       std::string text = "Before Running Pass: ";
       text += info.name;
+      detail::append_unit(text);
       text += '\n';
       text += ir_traits<IR>::print(ir);
       out_.write(text);
@@ -47,13 +51,13 @@ class PrintIRBefore {
     }
   }
 
-  std::size_t printed() const noexcept { return printed_; }
+  std::size_t printed() const noexcept { return printed_.get(); }
   const PassFilter& filter() const noexcept { return filter_; }
 
  private:
   PassFilter filter_;
   TextSink out_;
-  std::size_t printed_ = 0;
+  detail::SharedCount printed_;
 };
 
 }  // namespace passinfra

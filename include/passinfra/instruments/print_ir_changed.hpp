@@ -77,12 +77,14 @@ class PrintIRChanged {
       if (options_.diff) {
         text = "Diff After Running Pass: ";
         text += info.name;
+        detail::append_unit(text);
         text += '\n';
         text += detail::unified_diff(*before, after, "before " + std::string(info.name),
                                      "after " + std::string(info.name), options_.context);
       } else {
         text = "After Running Pass: ";
         text += info.name;
+        detail::append_unit(text);
         text += '\n';
         text += after;
       }
