@@ -234,6 +234,27 @@ Function run_unit_pass(Function fn, Ctx& ctx, F f) {
 }
 // [run-unit-pass]
 
+// FunctionLevelPass<Derived>: a function-level pass at both levels from one
+// body, `Derived::apply(fn, mod, ctx)` for one function of `mod`: the module
+// transform runs it over the module's functions (TVM's function pass), the
+// unit transform on one function inside a nest.
+template <class Derived>
+struct FunctionLevelPass : passinfra::CallablePass<Derived> {
+  template <class Ctx>
+  Module transform(Module m, Ctx& ctx) const {
+    return run_function_pass(Derived::info, std::move(m), ctx,
+                             [&](const Function& fn, const Module& mod) { return self().apply(fn, mod, ctx); });
+  }
+  template <UnitContextFor Ctx>
+  Function transform(Function fn, Ctx& ctx) const {
+    return run_unit_pass(std::move(fn), ctx,
+                         [&](const Function& f, const Module& mod) { return self().apply(f, mod, ctx); });
+  }
+
+ private:
+  const Derived& self() const noexcept { return static_cast<const Derived&>(*this); }
+};
+
 }  // namespace detail
 
 // FoldConstant: evaluates operators on constants with data (fold_constant.hpp).
@@ -283,23 +304,11 @@ struct EliminateCommonSubexpr : passinfra::CallablePass<EliminateCommonSubexpr> 
 // [dead-code-elimination]
 // DeadCodeElimination: drops unused let bindings (dead_code_elimination.hpp). With
 // a manager, Liveness says which: a function without dead lets is left as it is.
-struct DeadCodeElimination : passinfra::CallablePass<DeadCodeElimination> {
+struct DeadCodeElimination : detail::FunctionLevelPass<DeadCodeElimination> {
   static constexpr passinfra::PassInfo info{"DeadCodeElimination", 1};
+  // The body, for one function of `mod` (both levels: detail::FunctionLevelPass).
   template <class Ctx>
-  Module transform(Module m, Ctx& ctx) const {
-    return detail::run_function_pass(info, std::move(m), ctx,
-                                     [&](const Function& fn, const Module& mod) { return apply(fn, mod, ctx); });
-  }
-  template <UnitContextFor Ctx>
-  Function transform(Function fn, Ctx& ctx) const {
-    return detail::run_unit_pass(std::move(fn), ctx,
-                                 [&](const Function& f, const Module& mod) { return apply(f, mod, ctx); });
-  }
-
- private:
-  // The body, for one function of `mod` (both levels).
-  template <class Ctx>
-  Function apply(const Function& fn, const Module& mod, [[maybe_unused]] Ctx& ctx) const {
+  Function apply(const Function& fn, const Module& mod, Ctx& ctx) const {
     const LivenessInfo* liveness = find_analysis<Liveness>(ctx, mod, fn);
     if (liveness == nullptr) return dead_code_elimination(fn, mod);
     if (liveness->dead.empty()) return fn;
@@ -367,24 +376,12 @@ struct FuseOps : passinfra::CallablePass<FuseOps> {
 
 // DefuseOps: inlines the Primitive functions FuseOps made (fuse_ops.hpp). With a
 // manager, a function that CallGraph says calls no function value is left alone.
-struct DefuseOps : passinfra::CallablePass<DefuseOps> {
+struct DefuseOps : detail::FunctionLevelPass<DefuseOps> {
   static constexpr passinfra::PassInfo info{"DefuseOps", 3};
   using required = passinfra::requires_passes<InferType>;
+  // The body, for one function of `mod` (both levels: detail::FunctionLevelPass).
   template <class Ctx>
-  Module transform(Module m, Ctx& ctx) const {
-    return detail::run_function_pass(info, std::move(m), ctx,
-                                     [&](const Function& fn, const Module& mod) { return apply(fn, mod, ctx); });
-  }
-  template <UnitContextFor Ctx>
-  Function transform(Function fn, Ctx& ctx) const {
-    return detail::run_unit_pass(std::move(fn), ctx,
-                                 [&](const Function& f, const Module& mod) { return apply(f, mod, ctx); });
-  }
-
- private:
-  // The body, for one function of `mod` (both levels).
-  template <class Ctx>
-  Function apply(const Function& fn, const Module& mod, [[maybe_unused]] Ctx& ctx) const {
+  Function apply(const Function& fn, const Module& mod, Ctx& ctx) const {
     if (const CallGraphInfo* calls = find_analysis<CallGraph>(ctx, mod)) {
       const CallGraphInfo::Callees* callees = calls->find(mod.name_of(fn));
       if (callees != nullptr && !callees->calls_functions) return fn;
@@ -408,24 +405,12 @@ struct ToANormalForm : passinfra::CallablePass<ToANormalForm> {
 // [to-a-normal-form]
 
 // CanonicalizeOps: nn.bias_add into add of expand_dims (canonicalize_ops.hpp).
-struct CanonicalizeOps : passinfra::CallablePass<CanonicalizeOps> {
+struct CanonicalizeOps : detail::FunctionLevelPass<CanonicalizeOps> {
   static constexpr passinfra::PassInfo info{"CanonicalizeOps", 3};
   using required = passinfra::requires_passes<InferType>;
+  // The body, for one function of `mod` (both levels: detail::FunctionLevelPass).
   template <class Ctx>
-  Module transform(Module m, Ctx& ctx) const {
-    return detail::run_function_pass(info, std::move(m), ctx,
-                                     [&](const Function& fn, const Module& mod) { return apply(fn, mod, ctx); });
-  }
-  template <UnitContextFor Ctx>
-  Function transform(Function fn, Ctx& ctx) const {
-    return detail::run_unit_pass(std::move(fn), ctx,
-                                 [&](const Function& f, const Module& mod) { return apply(f, mod, ctx); });
-  }
-
- private:
-  // The body, for one function of `mod` (both levels).
-  template <class Ctx>
-  Function apply(const Function& fn, const Module& mod, [[maybe_unused]] Ctx& ctx) const {
+  Function apply(const Function& fn, const Module& mod, Ctx& ctx) const {
     // With a manager: only functions that call nn.bias_add, typed through FunctionTypes.
     const CallGraphInfo* calls = find_analysis<CallGraph>(ctx, mod);
     if (calls == nullptr) return canonicalize_ops(fn, mod);
@@ -437,7 +422,7 @@ struct CanonicalizeOps : passinfra::CallablePass<CanonicalizeOps> {
 
 // ConvertLayout(desired): nn.conv2d in the desired layouts, e.g.
 // ConvertLayout({{"nn.conv2d", {"NHWC", "default"}}}) (convert_layout.hpp).
-struct ConvertLayout : passinfra::CallablePass<ConvertLayout> {
+struct ConvertLayout : detail::FunctionLevelPass<ConvertLayout> {
   static constexpr passinfra::PassInfo info{"ConvertLayout", 3};
   using required = passinfra::requires_passes<InferType, CanonicalizeOps>;
 
@@ -447,21 +432,9 @@ struct ConvertLayout : passinfra::CallablePass<ConvertLayout> {
 
   DesiredLayouts desired_layouts;
 
+  // The body, for one function of `mod` (both levels: detail::FunctionLevelPass).
   template <class Ctx>
-  Module transform(Module m, Ctx& ctx) const {
-    return detail::run_function_pass(info, std::move(m), ctx,
-                                     [&](const Function& fn, const Module& mod) { return apply(fn, mod, ctx); });
-  }
-  template <UnitContextFor Ctx>
-  Function transform(Function fn, Ctx& ctx) const {
-    return detail::run_unit_pass(std::move(fn), ctx,
-                                 [&](const Function& f, const Module& mod) { return apply(f, mod, ctx); });
-  }
-
- private:
-  // The body, for one function of `mod` (both levels).
-  template <class Ctx>
-  Function apply(const Function& fn, const Module& mod, [[maybe_unused]] Ctx& ctx) const {
+  Function apply(const Function& fn, const Module& mod, Ctx& ctx) const {
     // With a manager: only functions that call nn.conv2d, typed through FunctionTypes.
     const CallGraphInfo* calls = find_analysis<CallGraph>(ctx, mod);
     if (calls == nullptr) return convert_layout(fn, mod, desired_layouts);
