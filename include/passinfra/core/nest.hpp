@@ -176,20 +176,23 @@ auto& root_context(Ctx& ctx) noexcept {
 template <class Root>
 class WorkerContextScope {
  public:
-  WorkerContextScope(Root& root, Root* caller_current) noexcept
-      : saved_guard_(std::exchange(parallel_worker_context, static_cast<const void*>(&root))) {
-    if constexpr (requires { Root::current(); }) {
-      context_stack<Root>().push_back(caller_current);
-    }
+  // On the calling thread (`on_worker` false) it does nothing.
+  WorkerContextScope(bool on_worker, Root& root, Root* caller_current) noexcept
+      : on_worker_(on_worker), saved_guard_(parallel_worker_context) {
+    if (!on_worker_) return;
+    parallel_worker_context = static_cast<const void*>(&root);
+    if constexpr (requires { Root::current(); }) context_stack<Root>().push_back(caller_current);
   }
   WorkerContextScope(const WorkerContextScope&) = delete;
   WorkerContextScope& operator=(const WorkerContextScope&) = delete;
   ~WorkerContextScope() {
+    if (!on_worker_) return;
     if constexpr (requires { Root::current(); }) context_stack<Root>().pop_back();
     parallel_worker_context = saved_guard_;
   }
 
  private:
+  bool on_worker_;
   const void* saved_guard_;
 };
 
@@ -332,12 +335,8 @@ class Nest : public CallablePass<Nest<Unit, Ps...>> {
         const detail::PipelineScope current(info);
         const detail::UnitOutputScope held(outputs[i]);
         UnitContext<Parent, Unit, Ctx> unit_ctx(ctx, parent, info);
-        if (info.thread != caller) {
-          const detail::WorkerContextScope<Root> worker(root, caller_current);
-          slots[i].ir = run_unit(std::move(slots[i].ir), info, unit_ctx, gate);
-        } else {
-          slots[i].ir = run_unit(std::move(slots[i].ir), info, unit_ctx, gate);
-        }
+        const detail::WorkerContextScope<Root> worker(info.thread != caller, root, caller_current);
+        slots[i].ir = run_unit(std::move(slots[i].ir), info, unit_ctx, gate);
       };
       result = detail::fork_join(ctx.executor(), n, run_one);
     });
