@@ -2,6 +2,7 @@
 # benchmarks/compile_time.sh — what a static pipeline costs the compiler.
 #
 #   benchmarks/compile_time.sh [--out DIR] [--ns "10 100 200 500 1000"] [--reps R] [--include DIR]
+#                              [--compilers "g++ clang++-16"] [--no-profile]
 #
 # Generates, for each N, translation units with N distinct pass types and
 # three instruments (a counter with should_run / before / after, a recorder
@@ -15,8 +16,10 @@
 #                  after) marked [[gnu::always_inline]], as passinfra forces its own:
 #                  the hand-written code the run-time comparisons are made against
 #   include.cpp    passinfra/core.hpp and an empty main: the fixed cost of the header
+#   reference.cpp  <string>, <vector>, <functional>, <boost/mp11.hpp> and an empty main:
+#                  what the include is compared with (issue 18's target: <= 1.5x)
 #
-# and compiles each with g++ 12 and clang++-16 at -O2 (-std=c++20 -c), R times
+# and compiles each with g++ 12 and clang++-16 at -O2 -DNDEBUG (-std=c++20 -c), R times
 # (default 3; the fastest run counts), under /usr/bin/time for CPU time
 # (user + system) and peak memory (max RSS). Writes DIR/compile_time.md (default
 # build/bench-compile/compile_time.md; benchmarks/report.sh includes it) with:
@@ -28,6 +31,8 @@
 #
 # --include DIR: the passinfra headers to measure (default: this tree's include/).
 # --table-only: only rewrite DIR/compile_time.md from the last run's raw.txt and profile.txt.
+# --compilers: which of g++ and clang++-16 to measure (default both).
+# --no-profile: skip "where the time goes" (benchmarks/compile_time_check.sh, in CI).
 # PASSINFRA_BENCH_COMMIT=<id> names the commit measured (default: git HEAD).
 # Needs g++, clang++-16 and /usr/bin/time (Debian package `time`).
 set -euo pipefail
@@ -39,6 +44,8 @@ ns="10 100 200 500 1000"
 reps=3
 include="$root/include"
 table_only=0
+compilers=(g++ clang++-16)
+profile_on=1
 while (($#)); do
   case "$1" in
     --out) out=$2; shift 2 ;;
@@ -46,13 +53,15 @@ while (($#)); do
     --reps) reps=$2; shift 2 ;;
     --include) include=$(cd "$2" && pwd); shift 2 ;;
     --table-only) table_only=1; shift ;;
+    --compilers) read -r -a compilers <<<"$2"; shift 2 ;;
+    --no-profile) profile_on=0; shift ;;
     -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) echo "compile_time.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
 [[ -x /usr/bin/time ]] || { echo "compile_time.sh: /usr/bin/time is missing (apt-get install time)" >&2; exit 2; }
-compilers=(g++ clang++-16)
 for c in "${compilers[@]}"; do
+  [[ $c == g++ || $c == clang++-16 ]] || { echo "compile_time.sh: --compilers: unknown compiler '$c' (expected g++ and/or clang++-16)" >&2; exit 2; }
   command -v "$c" >/dev/null || { echo "compile_time.sh: $c is missing (apt-get install ${c/clang++-16/clang-16})" >&2; exit 2; }
 done
 src="$out/src"
@@ -180,9 +189,13 @@ for n in $ns; do
   gen_hand "$n" inline >"$src/inl_$n.cpp"
 done
 printf '#include <passinfra/core.hpp>\nint main() { return 0; }\n' >"$src/include.cpp"
+printf '#include <functional>\n#include <string>\n#include <vector>\n#include <boost/mp11.hpp>\nint main() { return 0; }\n' >"$src/reference.cpp"
 
 # ------------------------------------------------------------------- measure
-flags=(-std=c++20 -O2 -c -I"$include")  # Boost from /usr/include (libboost1.81-dev)
+# -DNDEBUG: a release build, in which passinfra forces its hot path inline
+# (PASSINFRA_FORCE_INLINE, detail/inline.hpp) -- the build the run-time
+# tables measure; a debug build leaves inlining to the compiler.
+flags=(-std=c++20 -O2 -DNDEBUG -c -I"$include")  # Boost from /usr/include (libboost1.81-dev)
 
 # measure <compiler> <file> -> "cpu_seconds maxrss_kb status": user + system
 # CPU time (less disturbed than wall time by other work on a shared
@@ -223,6 +236,8 @@ measure() {
 for cxx in "${compilers[@]}"; do
   echo "compile_time.sh: $cxx include.cpp" >&2
   echo "$cxx include 0 $(measure "$cxx" "$src/include.cpp")" >>"$results"
+  echo "compile_time.sh: $cxx reference.cpp" >&2
+  echo "$cxx reference 0 $(measure "$cxx" "$src/reference.cpp")" >>"$results"
   for n in $ns; do
     for kind in hand inl seq; do
       echo "compile_time.sh: $cxx ${kind}_$n.cpp" >&2
@@ -293,7 +308,9 @@ clang_breakdown() {  # self time per kind of work from clang's -ftime-trace
   rm -f "$out/obj.json"
 }
 
-{
+if ((profile_on == 0)); then
+  echo "(not measured: --no-profile)" >"$profile"
+else {
   for kind in seq hand; do
     echo "g++ -ftime-report, ${kind}_$n_profile.cpp (the 8 largest phases):"
     gcc_phases "$src/${kind}_$n_profile.cpp"
@@ -303,6 +320,7 @@ clang_breakdown() {  # self time per kind of work from clang's -ftime-trace
     clang_breakdown "$src/${kind}_$n_profile.cpp"
   done
 } >"$profile" 2>&1 || true
+fi
 
 fi  # table_only
 
@@ -311,7 +329,8 @@ md="$out/compile_time.md"
 {
   echo "Measured $(cat "$out/measured_at.txt" 2>/dev/null || echo '(date unknown)') by \`benchmarks/compile_time.sh\` at commit \`$(cat "$out/measured_commit.txt" 2>/dev/null || echo unknown)\`:"
   echo "$(g++ --version | head -1); $(clang++-16 --version | head -1); \`-std=c++20 -O2 -c\`; CPU time (user + system), fastest of $reps runs (one run when over 30 s);"
-  echo "\`include\` is passinfra/core.hpp and an empty main (the header's fixed cost); \"hooks inlined\" is the"
+  echo "\`include\` is passinfra/core.hpp and an empty main (the header's fixed cost), \`reference\` the same with"
+  echo "\`<string>\`, \`<vector>\`, \`<functional>\` and \`<boost/mp11.hpp>\` instead; \"hooks inlined\" is the"
   echo "hand-written code with its three hook fan-outs forced inline, as passinfra forces its own (\`inl_N.cpp\`)."
   echo
   awk -v ns="$ns" '
@@ -331,6 +350,11 @@ md="$out/compile_time.md"
       for (c = 1; c <= nc; ++c) {
         cc = cs[c]
         printf "| %s | include only | | | %s | | | | %s | | | |\n", cc, cell(cc " include 0", t[cc " include 0"], "%.2f"), cell(cc " include 0", m[cc " include 0"] / 1024, "%.0f")
+        rk = cc " reference 0"; ik0 = cc " include 0"
+        if (rk in t) {
+          rr = (ok(rk) && ok(ik0) && t[rk] > 0) ? sprintf("include / reference = %.2f", t[ik0] / t[rk]) : ""
+          printf "| %s | reference | | | %s | %s | | | %s | | | |\n", cc, cell(rk, t[rk], "%.2f"), rr, cell(rk, m[rk] / 1024, "%.0f")
+        }
         for (i = 1; i <= k; ++i) {
           hk = cc " hand " n[i]; sk = cc " seq " n[i]; ik = cc " inl " n[i]
           h = t[hk]; s = t[sk]; hi = t[ik]; hm = m[hk] / 1024; sm = m[sk] / 1024
