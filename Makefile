@@ -11,6 +11,7 @@
 #   make bench     build the benchmarks optimised and run them -> build/release/benchmarks/results.md
 #   make bench-anchors       the same with the LLVM 14 / MLIR 14 anchors (installs llvm-14-dev, libmlir-14-dev)
 #   make bench-compile-time  compile time and memory of generated pipelines (benchmarks/compile_time.sh)
+#   make compile-time-check  fail if core.hpp's or a 200-pass pipeline's compile-time ratio regressed >20%
 #   make format    clang-format-16 every C++ file in place (.clang-format)
 #   make format-check   fail on any unformatted C++ file (CI)
 #   make tidy      clang-tidy-16 (.clang-tidy) over the examples
@@ -32,7 +33,7 @@ CMAKE := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL cmake
 CTEST := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL ctest
 DEPS  := bash scripts/deps.sh
 
-.PHONY: help deps demo test clang asan tsan release debug bench bench-anchors bench-compile-time package format format-check tidy fuzz clean
+.PHONY: help deps demo test clang asan tsan release debug bench bench-anchors bench-compile-time compile-time-check package format format-check tidy fuzz clean
 
 help:
 	@echo "passinfra: make <target>"
@@ -46,6 +47,7 @@ help:
 	@echo "  bench     build the benchmarks (preset release) and run them; results in build/release/benchmarks/results.md"
 	@echo "  bench-anchors        the same, with LLVM 14's and MLIR 14's pass managers (installs llvm-14-dev, libmlir-14-dev)"
 	@echo "  bench-compile-time   compile time and memory of generated pipelines, g++ and clang (benchmarks/compile_time.sh)"
+	@echo "  compile-time-check   CI: fail if a compile-time ratio regressed >20% (benchmarks/compile_time_check.sh)"
 	@echo "  package   build the Debian package (CPack) and check it (scripts/check_package.sh)"
 	@echo "  format    clang-format-16 every C++ file in place; format-check: fail if one is not formatted"
 	@echo "  tidy      clang-tidy-16 over the examples and one TU per public header"
@@ -109,6 +111,12 @@ bench bench-anchors:
 bench-compile-time:
 	@PASSINFRA_DEPS_EXTRA="time $${PASSINFRA_DEPS_EXTRA:-}" $(DEPS) --clang
 	bash benchmarks/compile_time.sh
+
+# compile-time-check: CI's compile-time regression check (issue 18): g++,
+# N = 200, against benchmarks/compile_time_baseline.txt (about a minute).
+compile-time-check:
+	@PASSINFRA_DEPS_EXTRA="time $${PASSINFRA_DEPS_EXTRA:-}" $(DEPS)
+	bash benchmarks/compile_time_check.sh
 
 # package: a Debian package of the headers (CPack), checked by unpacking it
 # into a scratch root and building a find_package consumer against it.
