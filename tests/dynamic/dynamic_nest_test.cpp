@@ -282,3 +282,147 @@ TEST_CASE("DynamicNest: ContextRef<Unit> gives the parent, parent_as<P>() checks
   pi::ContextRef<UFunc> ref(fctx);
   CHECK_THROWS_WITH_AS((void)ref.parent(), doctest::Contains("not a unit's context"), pi::Error);
 }
+
+namespace {
+
+// A module registry with the nest kind `function` over its own function registry.
+struct Registries {
+  pi::PassRegistry<UFunc> functions;
+  pi::PassRegistry<UModule> modules;
+  Registries() {
+    functions.add<UStep<"P">>();
+    functions.add<UStep<"Q">>();
+    functions.add<UStep<"CanonicalizeOps">>();
+    functions.add<NeedsR>();
+    functions.add<UStep<"R">>();
+    modules.add<UModuleStep<"M">>();
+    modules.add<UModuleStep<"ToANormalForm">>();
+    modules.add_nest<UFunc>(functions);
+  }
+};
+
+std::string error_of(const std::string& text, const pi::PassRegistry<UModule>& registry) {
+  try {
+    (void)pi::parse_pipeline<UModule>(text, registry);
+  } catch (const pi::Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST_CASE("DynamicNest in pipeline text: canonical text, round trips, options, adjacent nests kept apart") {
+  Registries r;
+  r.modules.add_nest<UFunc>(r.functions, "fn");
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"sequential(M,function(P,Q),M)", "sequential(M,function(P,Q),M)"},
+      {"sequential( function(P) , function(Q) )", "sequential(function(P),function(Q))"},
+      {"function(serial=true,opt_level=1,name=\"fo\",P)", "function(name=\"fo\",opt_level=1,serial=true,P)"},
+      {"function(name=\"function\",opt_level=0,serial=false,P)", "function(P)"},
+      {"fn(name=\"fn\",P)", "fn(P)"},
+      {"fn(name=\"function\",P)", "fn(name=\"function\",P)"},
+      {"function(serial=false)", "function(serial=false)"},
+      {"function()", "function"},
+      {"function(sequential(name=\"s\",P),NeedsR)", "function(sequential(name=\"s\",P),NeedsR)"},
+      {"sequential(opt_level=0,name=\"sequential\",M)", "sequential(M)"},
+  };
+  for (const auto& [text, canonical] : cases) {
+    CAPTURE(text);
+    CHECK(pi::canonical_pipeline(text) == canonical);
+    const auto pipeline = pi::parse_pipeline<UModule>(text, r.modules);
+    CHECK(pi::print_pipeline(pipeline) == canonical);
+    CHECK(pi::print_pipeline(pi::parse_pipeline<UModule>(canonical, r.modules)) == canonical);
+  }
+  // The options reach the nest.
+  const auto p = pi::parse_pipeline<UModule>("function(name=\"fo\",opt_level=1,serial=true,P)", r.modules);
+  CHECK(p.info().name == "fo");
+  CHECK(p.info().opt_level == 1);
+  CHECK(pi::parse_pipeline<UModule>("fn(P)", r.modules).info().name == "fn");
+  // A DynamicNest made in code prints too (UModule lists UFunc as a unit type).
+  const pi::DynamicSequential<UModule> code{
+      UModuleStep<"M">{}, pi::AnyPass<UModule>(DNest({r.functions.create("P")}, pi::NestOptions{true}))};
+  CHECK(pi::print_pipeline(code) == "sequential(M,function(serial=true,P))");
+  // Registry passes keep default-looking options: they take no passes.
+  CHECK(pi::canonical_pipeline("X(opt_level=0,serial=false)") == "X(opt_level=0,serial=false)");
+}
+
+TEST_CASE("DynamicNest in pipeline text: runs with the static Nest's events") {
+  Registries r;
+  const auto parsed = pi::parse_pipeline<UModule>("sequential(M,function(P,NeedsR),M)", r.modules);
+  const auto expected = events_of(
+      pi::Sequential<UModuleStep<"M">, pi::Nest<UFunc, UStep<"P">, NeedsR>, UModuleStep<"M">>{}, {"f0", "!g", "f1"});
+  CHECK(expected.size() > 30);
+  CHECK(events_of(parsed, {"f0", "!g", "f1"}) == expected);
+  // Statistics and nesting see through the nest.
+  CHECK(parsed.nesting_depth() == 3);
+}
+
+TEST_CASE("DynamicNest in pipeline text: a pass of the wrong level is an error at its column (SPEC §11.11)") {
+  Registries r;
+  CHECK(error_of("sequential(M,CanonicalizeOps)", r.modules) ==
+        "passinfra: pipeline text, column 14: 'CanonicalizeOps' is a function pass: nest it, as "
+        "function(CanonicalizeOps)\n"
+        "  sequential(M,CanonicalizeOps)\n"
+        "               ^");
+  CHECK(error_of("sequential(M,function(P,ToANormalForm))", r.modules) ==
+        "passinfra: pipeline text, column 25: 'ToANormalForm' is not a function pass\n"
+        "  sequential(M,function(P,ToANormalForm))\n"
+        "                          ^");
+  // Unknown inside a nest: the closest names come from the unit registry.
+  const std::string unknown = error_of("function(P,NeedR)", r.modules);
+  CHECK(unknown.find("column 12: unknown pass name 'NeedR'") != std::string::npos);
+  CHECK(unknown.find("'NeedsR'") != std::string::npos);
+  CHECK(unknown.find("'ToANormalForm'") == std::string::npos);
+  // Unknown at the parent level, registered nowhere: the parent registry's names.
+  const std::string top = error_of("sequential(ToANormalFrom)", r.modules);
+  CHECK(top.find("column 12: unknown pass name 'ToANormalFrom'") != std::string::npos);
+  CHECK(top.find("'ToANormalForm'") != std::string::npos);
+  // A nest kind's options.
+  CHECK(error_of("function(serial=1,P)", r.modules)
+            .find("column 10: option 'serial' of 'function' expects a boolean, but was given an integer (1)") !=
+        std::string::npos);
+  CHECK(
+      error_of("function(opt_level=\"x\",P)", r.modules).find("column 10: option 'opt_level' of 'function' expects") !=
+      std::string::npos);
+  const std::string bad_key = error_of("function(seriall=true,P)", r.modules);
+  CHECK(bad_key.find("column 10: 'function' has no option 'seriall'; expected name=\"...\", opt_level=N or "
+                     "serial=true|false, or a function pass") != std::string::npos);
+  CHECK(bad_key.find("'serial'") != std::string::npos);
+  // Passes as items only for sequential and nest kinds.
+  CHECK(error_of("M(P)", r.modules).find("(only 'sequential' and nest kinds such as 'function' take passes)") !=
+        std::string::npos);
+}
+
+TEST_CASE("DynamicNest registry: add_nest names, aliases, and names registered twice") {
+  Registries r;
+  CHECK(r.modules.contains_nest("function"));
+  CHECK(r.modules.contains("function"));
+  CHECK(r.modules.nest_names() == std::vector<std::string>{"function"});
+  CHECK(r.modules.names() == std::vector<std::string>{"M", "ToANormalForm"});
+  r.modules.add_nest<UFunc>(r.functions);  // the same again: a no-op
+  r.modules.add_nest<UFunc>(r.functions, "fn");
+  CHECK(r.modules.nest_names() == std::vector<std::string>{"fn", "function"});
+  pi::PassRegistry<UFunc> other;
+  CHECK_THROWS_WITH_AS(r.modules.add_nest<UFunc>(other),
+                       "passinfra: PassRegistry::add_nest: nest kind 'function' is already registered over another "
+                       "unit type or unit registry; expected each name to be registered once",
+                       pi::Error);
+  CHECK_THROWS_WITH_AS(r.modules.add_nest<UFunc>(r.functions, "M"),
+                       "passinfra: PassRegistry::add_nest: 'M' is already registered as a pass; expected each name "
+                       "to be registered once",
+                       pi::Error);
+  CHECK_THROWS_WITH_AS(r.modules.add<UModuleStep<"fn">>(),
+                       "passinfra: PassRegistry::add: 'fn' is already registered as a nest kind; expected each name "
+                       "to be registered once",
+                       pi::Error);
+  CHECK_THROWS_AS(r.modules.add_nest<UFunc>(r.functions, "sequential"), pi::Error);
+  CHECK_THROWS_AS(r.modules.add_nest<UFunc>(r.functions, "no way"), pi::Error);
+  // The default unit registry is PassRegistry<UFunc>::global().
+  pi::PassRegistry<UModule> modules;
+  modules.add_nest<UFunc>();
+  pi::PassRegistry<UFunc>::global().add<UStep<"G">>();
+  CHECK(pi::print_pipeline(pi::parse_pipeline<UModule>("function(G)", modules)) == "function(G)");
+  CHECK(error_of("sequential(G)", modules).find("'G' is a function pass: nest it, as function(G)") !=
+        std::string::npos);
+}
