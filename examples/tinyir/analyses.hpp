@@ -241,7 +241,6 @@ struct Liveness {
 
 // ---- using them from a pass --------------------------------------------------
 
-// [find-analysis]
 // AnalysesOverModule<Ctx, A>: Ctx's analyses are tinyir's (a manager over
 // Module). A unit's erased context, ContextRef<Function>, has one over
 // functions instead: its passes compute what they need themselves.
@@ -250,6 +249,7 @@ concept AnalysesOverModule = requires(Ctx& ctx, const Module& mod) {
   ctx.analyses().template get<A>(mod);
 } || requires(Ctx& ctx, const Module& mod, const Function& fn) { ctx.analyses().template get<A>(mod, fn); };
 
+// [find-analysis]
 // find_analysis<A>(ctx, mod[, fn]): A's result, computed or cached by the context's
 // analysis manager; nullptr when the context has none, so a pass works with and
 // without a manager (the pass then computes what it needs itself).
