@@ -53,8 +53,8 @@
 //
 // Nest kinds share the names of passes: a kind and a pass of one name is an
 // Error either way round; the same kind again (same unit type and registry) is
-// a no-op, another one of that name an Error. names() and describe() list
-// passes only.
+// a no-op, another one of that name an Error. names(), describe() and the
+// closest names an unknown name gets list passes only.
 //
 // Re-registering the same pass type, or a factory of the same type (the same
 // lambda, the same function pointer) with the same options, is a no-op; any
@@ -769,7 +769,6 @@ class PassRegistry {
     std::vector<std::string_view> keys;
     keys.reserve(entries_.size());
     for (const auto& [key, entry] : entries_) keys.push_back(key);
-    for (const auto& [key, kind] : nests_) keys.push_back(key);
     return detail::suggestion_text(name, keys, "names");
   }
 
