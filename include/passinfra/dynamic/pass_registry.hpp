@@ -529,7 +529,10 @@ class PassRegistry {
   // add_nest<Unit>(unit_registry, name): the same over another registry of
   // unit passes (it must outlive this registry), or under another kind name.
   template <class Unit>
-  void add_nest(const PassRegistry<Unit>& unit_registry, std::string name = std::string(unit_kind_name<Unit>())) {
+  // (NOLINT: clang-tidy 16 does not see the move inside `if constexpr`.)
+  void add_nest(
+      const PassRegistry<Unit>& unit_registry,
+      std::string name = std::string(unit_kind_name<Unit>())) {  // NOLINT(performance-unnecessary-value-param)
     static_assert(NestableIR<IR, Unit>,
                   "passinfra::PassRegistry<IR>::add_nest<Unit>(): IR cannot be split into these units; specialize "
                   "passinfra::unit_traits<IR, Unit> (units and replace_units)");
