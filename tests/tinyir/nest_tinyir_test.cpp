@@ -127,6 +127,21 @@ TEST_CASE("tinyir nest: the text function(...) runs as the flat pipeline; serial
   pi::PassContext<Module> parallel_ctx(pi::PassContextOptions{.opt_level = 3, .executor = pool});
   CHECK(print(nested(resnet18_x8(), parallel_ctx)) == expected);
   CHECK(expected.find("Primitive=1") != std::string::npos);
+  // Statistics see through the nest: FoldConstant's counter.
+  const auto fold = pi::parse_pipeline<Module>("function(FoldConstant)", registry);
+  const Module small = parse(R"(
+def @main(%x: Tensor[(2), float32]) -> Tensor[(2), float32] {
+  add(%x, multiply(2f, 3f))
+}
+)",
+                             "test");
+  CHECK(print(fold(small, serial_ctx)).find("add(%x, 6f)") != std::string::npos);
+  const auto stats = pi::collect_statistics(fold);
+  REQUIRE(stats.size() == 1);
+  CHECK(stats[0].pass == "FoldConstant");
+  REQUIRE(stats[0].statistics.size() == 1);
+  CHECK(stats[0].statistics[0].name == "folded");
+  CHECK(stats[0].statistics[0].value == 1);
   // The function passes, with options, inside the nest.
   CHECK(pi::print_pipeline(pi::parse_pipeline<Module>("function(serial=true,FuseOps(fuse_opt_level=0))", registry)) ==
         "function(serial=true,FuseOps(fuse_opt_level=0))");
