@@ -1,6 +1,7 @@
 // examples/use_nesting.cpp — nests (docs/spec.md §11): a pipeline over each
 // function of a module, serially and in parallel, with the events an
-// instrument sees, a thread-safe instrument, and a failing unit.
+// instrument sees, a thread-safe instrument, a failing unit, and the same
+// nest as pipeline text.
 // docs/tutorial_nesting.md walks through it; its output is
 // examples/golden/use_nesting.stdout.
 #include <atomic>
@@ -140,5 +141,22 @@ int main() {
   } catch (const std::runtime_error& e) {
     std::cout << "caught: " << e.what() << '\n';
   }
+
+  std::cout << "\n== 5. The nest as pipeline text\n";
+  // [text]
+  pi::PassRegistry<Module> registry;
+  tinyir::register_passes(registry);  // tinyir's passes and the nest kind `function`
+  const pi::AnyPass<Module> from_text =
+      pi::parse_pipeline<Module>("sequential(InferType, function(FoldConstant, EliminateCommonSubexpr))", registry);
+  std::cout << pi::print_pipeline(from_text) << '\n';
+  try {
+    (void)pi::parse_pipeline<Module>("sequential(InferType,function(ToANormalForm))", registry);
+  } catch (const pi::Error& e) {
+    std::cout << e.what() << '\n';
+  }
+  // [text]
+  auto text_ctx = pi::make_pass_context<Module>({.opt_level = 3});
+  const bool same = tinyir::print(pi::run(from_text, program, text_ctx)) == tinyir::print(out);
+  std::cout << "text pipeline output == static pipeline output: " << (same ? "yes" : "NO") << '\n';
   return 0;
 }

@@ -241,20 +241,28 @@ struct Liveness {
 
 // ---- using them from a pass --------------------------------------------------
 
+// AnalysesOverModule<Ctx, A>: Ctx's analyses are tinyir's (a manager over
+// Module). A unit's erased context, ContextRef<Function>, has one over
+// functions instead: its passes compute what they need themselves.
+template <class Ctx, class A>
+concept AnalysesOverModule = requires(Ctx& ctx, const Module& mod) {
+  ctx.analyses().template get<A>(mod);
+} || requires(Ctx& ctx, const Module& mod, const Function& fn) { ctx.analyses().template get<A>(mod, fn); };
+
 // [find-analysis]
 // find_analysis<A>(ctx, mod[, fn]): A's result, computed or cached by the context's
 // analysis manager; nullptr when the context has none, so a pass works with and
 // without a manager (the pass then computes what it needs itself).
 template <class A, class Ctx>
 const typename A::result_type* find_analysis(Ctx& ctx, const Module& mod) {
-  if constexpr (passinfra::HasAnalyses<Ctx>) {
+  if constexpr (passinfra::HasAnalyses<Ctx> && AnalysesOverModule<Ctx, A>) {
     if (passinfra::analyses_available(ctx)) return &ctx.analyses().template get<A>(mod);
   }
   return nullptr;
 }
 template <class A, class Ctx>
 const typename A::result_type* find_analysis(Ctx& ctx, const Module& mod, const Function& fn) {
-  if constexpr (passinfra::HasAnalyses<Ctx>) {
+  if constexpr (passinfra::HasAnalyses<Ctx> && AnalysesOverModule<Ctx, A>) {
     if (passinfra::analyses_available(ctx)) return &ctx.analyses().template get<A>(mod, fn);
   }
   return nullptr;

@@ -23,7 +23,10 @@
 // PrintIR                             passinfra::PrintIR (module pass {"PrintIR", 0}, logs at INFO)
 // kFuseMaxDepth                       config key relay.FuseOps.max_depth (integer, 256), read by FuseOps
 // register_passes(registry)           all of the above by name, and kFuseMaxDepth; FuseOps(fuse_opt_level=<int>),
-//                                     ConvertLayout(nn.conv2d=["NHWC","default"]), PrintIR(header="...")
+//                                     ConvertLayout(nn.conv2d=["NHWC","default"]), PrintIR(header="...");
+//                                     the nest kind `function` over PassRegistry<Function>::global()
+// register_passes(registry, functions)  the same, the function passes in `functions`
+// register_function_passes(functions) the function-level passes (unit overloads) by name
 //
 // The names, opt_levels and requirements are those of Relay (TVM 0.8-0.13). As in
 // Relay, a function pass maps every global function and then runs InferType as an
@@ -456,14 +459,46 @@ using AnnotateSpans = passinfra::AnnotateSpans<InferType>;
 // PrintIR(header): passinfra's PrintIR pass ("PrintIR(<header>):" and the module, at INFO).
 using PrintIR = passinfra::PrintIR;
 
-// register_passes(registry): every pass above, by its info name. FuseOps takes
-// fuse_opt_level (integer, default -1), ConvertLayout nn.conv2d (list of strings:
-// data layout[, kernel layout]; required), PrintIR header (string, default "").
-// Registering twice into the same registry is a no-op.
-inline void register_passes(passinfra::PassRegistry<Module>& registry) {
+// register_function_passes(functions): the passes that also run on one
+// function (their unit-level overloads), into a registry of function passes:
+// InferType, FoldConstant, EliminateCommonSubexpr, DeadCodeElimination,
+// DefuseOps, CanonicalizeOps, FuseOps and ConvertLayout (options as below).
+inline void register_function_passes(passinfra::PassRegistry<Function>& functions) {
+  using passinfra::ConfigType;
+  using passinfra::PassOptions;
+  functions.add<InferType>("infer the types of the function");
+  functions.add<FoldConstant>("evaluate operators whose operands are constants with data");
+  functions.add<EliminateCommonSubexpr>("merge calls that compute the same value");
+  functions.add<DeadCodeElimination>("remove let bindings whose variable is never used");
+  functions.add<DefuseOps>("inline the Primitive functions made by FuseOps");
+  functions.add<CanonicalizeOps>("rewrite nn.bias_add as add of expand_dims");
+  functions.add(
+      "FuseOps",
+      [](const PassOptions& options) { return FuseOps(passinfra::get_option<int>(options, "fuse_opt_level")); },
+      {{"fuse_opt_level", ConfigType::integer, std::int64_t{-1}}},
+      "fuse operators into Primitive functions (-1: the context's opt_level)");
+  functions.add(
+      "ConvertLayout",
+      [](const PassOptions& options) {
+        return ConvertLayout({{"nn.conv2d", passinfra::get_option<passinfra::StringList>(options, "nn.conv2d")}});
+      },
+      {{"nn.conv2d", ConfigType::string_list}}, "run nn.conv2d in the desired data (and kernel) layout");
+}
+
+// register_passes(registry[, functions]): every pass above, by its info name,
+// and the nest kind `function` (SPEC §11.11), whose passes are the function
+// passes registered into `functions` (default PassRegistry<Function>::global(),
+// which must outlive `registry`): pipeline text can then say
+// sequential(InferType,function(FoldConstant,EliminateCommonSubexpr),FuseOps).
+// FuseOps takes fuse_opt_level (integer, default -1), ConvertLayout nn.conv2d
+// (list of strings: data layout[, kernel layout]; required), PrintIR header
+// (string, default ""). Registering twice into the same registries is a no-op.
+inline void register_passes(passinfra::PassRegistry<Module>& registry, passinfra::PassRegistry<Function>& functions) {
   using passinfra::ConfigType;
   using passinfra::PassOptions;
   passinfra::register_config_option(kFuseMaxDepth, "the most operators FuseOps puts in one group");
+  register_function_passes(functions);
+  registry.add_nest<Function>(functions);
   registry.add<InferType>("infer the type of every expression");
   registry.add<FoldConstant>("evaluate operators whose operands are constants with data");
   registry.add<EliminateCommonSubexpr>("merge calls that compute the same value");
@@ -487,6 +522,9 @@ inline void register_passes(passinfra::PassRegistry<Module>& registry) {
       "PrintIR",
       [](const PassOptions& options) { return PrintIR(passinfra::get_option<std::string>(options, "header")); },
       {{"header", ConfigType::string, std::string{}}}, "log the module at INFO");
+}
+inline void register_passes(passinfra::PassRegistry<Module>& registry) {
+  register_passes(registry, passinfra::PassRegistry<Function>::global());
 }
 
 }  // namespace tinyir

@@ -9,6 +9,7 @@
 #include "passinfra/dynamic/any_pass.hpp"
 #include "passinfra/dynamic/context_ref.hpp"
 #include "passinfra/dynamic/dynamic_instruments.hpp"
+#include "passinfra/dynamic/dynamic_nest.hpp"
 #include "passinfra/dynamic/dynamic_sequential.hpp"
 #include "passinfra/dynamic/pass_registry.hpp"
 #include "passinfra/dynamic/pipeline_text.hpp"

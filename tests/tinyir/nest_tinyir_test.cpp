@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include <passinfra/dynamic.hpp>
 #include <passinfra/parallel/thread_pool.hpp>
 
 #include "tinyir/passes.hpp"
@@ -103,4 +104,60 @@ TEST_CASE("tinyir nest: ResNet-18 x 8 functions: serial, parallel and the module
   CHECK(serial.find("def @f7") != std::string::npos);
   CHECK(serial.find("Primitive=1") != std::string::npos);  // FuseOps ran on every function
   CHECK(serial != print(input));
+}
+
+TEST_CASE("tinyir nest: the text function(...) runs as the flat pipeline; serial, parallel and printed back") {
+  pi::PassRegistry<Module> registry;
+  pi::PassRegistry<Function> functions;
+  register_passes(registry, functions);
+  CHECK(registry.contains_nest("function"));
+  CHECK(functions.names() == std::vector<std::string>{"CanonicalizeOps", "ConvertLayout", "DeadCodeElimination",
+                                                      "DefuseOps", "EliminateCommonSubexpr", "FoldConstant", "FuseOps",
+                                                      "InferType"});
+  const std::string text = "sequential(InferType,function(FoldConstant,EliminateCommonSubexpr),FuseOps)";
+  const auto nested = pi::parse_pipeline<Module>(text, registry);
+  CHECK(pi::print_pipeline(nested) == text);
+  const auto flat =
+      pi::parse_pipeline<Module>("sequential(InferType,FoldConstant,EliminateCommonSubexpr,FuseOps)", registry);
+  pi::PassContext<Module> flat_ctx(pi::PassContextOptions{.opt_level = 3});
+  const std::string expected = print(flat(resnet18_x8(), flat_ctx));
+  pi::PassContext<Module> serial_ctx(pi::PassContextOptions{.opt_level = 3});
+  CHECK(print(nested(resnet18_x8(), serial_ctx)) == expected);
+  pi::ThreadPool pool(2);
+  pi::PassContext<Module> parallel_ctx(pi::PassContextOptions{.opt_level = 3, .executor = pool});
+  CHECK(print(nested(resnet18_x8(), parallel_ctx)) == expected);
+  CHECK(expected.find("Primitive=1") != std::string::npos);
+  // Statistics see through the nest: FoldConstant's counter.
+  const auto fold = pi::parse_pipeline<Module>("function(FoldConstant)", registry);
+  const Module small = parse(R"(
+def @main(%x: Tensor[(2), float32]) -> Tensor[(2), float32] {
+  add(%x, multiply(2f, 3f))
+}
+)",
+                             "test");
+  CHECK(print(fold(small, serial_ctx)).find("add(%x, 6f)") != std::string::npos);
+  const auto stats = pi::collect_statistics(fold);
+  REQUIRE(stats.size() == 1);
+  CHECK(stats[0].pass == "FoldConstant");
+  REQUIRE(stats[0].statistics.size() == 1);
+  CHECK(stats[0].statistics[0].name == "folded");
+  CHECK(stats[0].statistics[0].value == 1);
+  // The function passes, with options, inside the nest.
+  CHECK(pi::print_pipeline(pi::parse_pipeline<Module>("function(serial=true,FuseOps(fuse_opt_level=0))", registry)) ==
+        "function(serial=true,FuseOps(fuse_opt_level=0))");
+  // Passes of the wrong level (SPEC §11.11).
+  CHECK_THROWS_WITH_AS(pi::parse_pipeline<Module>("sequential(InferType,function(ToANormalForm))", registry),
+                       "passinfra: pipeline text, column 31: 'ToANormalForm' is not a function pass\n"
+                       "  sequential(InferType,function(ToANormalForm))\n"
+                       "                                ^",
+                       pi::Error);
+  pi::PassRegistry<Module> modules_only;
+  modules_only.add<InferType>();
+  modules_only.add_nest<Function>(functions);
+  CHECK_THROWS_WITH_AS(pi::parse_pipeline<Module>("sequential(InferType,CanonicalizeOps)", modules_only),
+                       "passinfra: pipeline text, column 22: 'CanonicalizeOps' is a function pass: nest it, as "
+                       "function(CanonicalizeOps)\n"
+                       "  sequential(InferType,CanonicalizeOps)\n"
+                       "                       ^",
+                       pi::Error);
 }

@@ -237,6 +237,25 @@ TEST_CASE("opt_main: pass names in list options must be registered") {
   }
 }
 
+TEST_CASE("opt_main: --passes takes a function nest; --disable-pass=function skips it") {
+  const auto flat = opt({"--passes=InferType,FoldConstant,EliminateCommonSubexpr", "-O", "3"});
+  REQUIRE(flat.code == 0);
+  const auto nested = opt({"--passes=InferType,function(FoldConstant,EliminateCommonSubexpr)", "-O", "3"});
+  CHECK(nested.code == 0);
+  CHECK(nested.out == flat.out);
+  const auto printed = opt(
+      {"--passes=function( FoldConstant ),function(serial=false,EliminateCommonSubexpr)", "--print-pipeline-passes"});
+  CHECK(printed.out == "sequential(function(FoldConstant),function(EliminateCommonSubexpr))\n");
+  const auto none = opt({"--passes=InferType"});
+  const auto skipped = opt({"--passes=InferType,function(FoldConstant)", "--disable-pass=function"});
+  CHECK(skipped.code == 0);
+  CHECK(skipped.out == none.out);
+  const auto wrong = opt({"--passes=function(ToANormalForm)"});
+  CHECK(wrong.code == 2);
+  CHECK(wrong.err.find("--passes: pipeline text, column 10: 'ToANormalForm' is not a function pass") !=
+        std::string::npos);
+}
+
 TEST_CASE("opt_main: --config converts by the registered type; errors name the key and the expected type") {
   auto r = opt({"--config", "relay.FuseOps.max_depht=3"});
   CHECK(r.code == 2);

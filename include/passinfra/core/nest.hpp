@@ -160,40 +160,202 @@ inline std::uint64_t nest_run_id(std::uint32_t thread) noexcept {
   return (static_cast<std::uint64_t>(thread) << 40) | ++runs;
 }
 
-// root_context(ctx): the PassContext a (possibly nested) unit context runs under.
+// WorkerBinding: what a worker thread of a parallel nest takes over from the
+// calling thread for one unit (SPEC §11.9): the context the nest runs under
+// (which may not be entered or given new instruments there) and, for a
+// dynamic context, the calling thread's current PassContext<P>, pushed on the
+// worker's stack while the unit runs. A type-erased context (ContextRef)
+// gives its own (ctx.worker_binding()).
+struct WorkerBinding {
+  const void* root = nullptr;             // the PassContext the nest runs under
+  void* caller_current = nullptr;         // PassContext<P>::current() on the calling thread
+  void (*push)(void* current) = nullptr;  // pushes it on this thread's stack (null: static)
+  void (*pop)() = nullptr;                // pops it
+};
+
+// worker_binding(ctx): the binding of the (possibly nested, possibly erased) context ctx.
 template <class Ctx>
-auto& root_context(Ctx& ctx) noexcept {
+WorkerBinding worker_binding(Ctx& ctx) noexcept {
   if constexpr (requires { ctx.outer(); }) {
-    return root_context(ctx.outer());
+    return worker_binding(ctx.outer());
+  } else if constexpr (requires { ctx.worker_binding(); }) {
+    return ctx.worker_binding();
   } else {
-    return ctx;
+    WorkerBinding b;
+    b.root = static_cast<const void*>(&ctx);
+    if constexpr (requires { Ctx::current(); }) {
+      b.caller_current = static_cast<void*>(&Ctx::current());
+      b.push = +[](void* current) { context_stack<Ctx>().push_back(static_cast<Ctx*>(current)); };
+      b.pop = +[] { context_stack<Ctx>().pop_back(); };
+    }
+    return b;
   }
 }
 
 // WorkerContextScope: on a worker thread, for one unit: the calling thread's
 // current PassContext<P> (dynamic contexts) is current here too, and the
 // context the nest runs under may not be entered or given new instruments.
-template <class Root>
 class WorkerContextScope {
  public:
   // On the calling thread (`on_worker` false) it does nothing.
-  WorkerContextScope(bool on_worker, Root& root, Root* caller_current) noexcept
-      : on_worker_(on_worker), saved_guard_(parallel_worker_context) {
-    if (!on_worker_) return;
-    parallel_worker_context = static_cast<const void*>(&root);
-    if constexpr (requires { Root::current(); }) context_stack<Root>().push_back(caller_current);
+  WorkerContextScope(bool on_worker, const WorkerBinding& binding) noexcept
+      : binding_(on_worker ? &binding : nullptr), saved_guard_(parallel_worker_context) {
+    if (binding_ == nullptr) return;
+    parallel_worker_context = binding.root;
+    if (binding.push != nullptr) binding.push(binding.caller_current);
   }
   WorkerContextScope(const WorkerContextScope&) = delete;
   WorkerContextScope& operator=(const WorkerContextScope&) = delete;
   ~WorkerContextScope() {
-    if (!on_worker_) return;
-    if constexpr (requires { Root::current(); }) context_stack<Root>().pop_back();
+    if (binding_ == nullptr) return;
+    if (binding_->pop != nullptr) binding_->pop();
     parallel_worker_context = saved_guard_;
   }
 
  private:
-  bool on_worker_;
+  const WorkerBinding* binding_;
   const void* saved_guard_;
+};
+
+// NestRun<Unit>: the run of a nest over Units (SPEC §11.3-§11.6, §11.9),
+// shared by the static Nest and DynamicNest (dynamic/dynamic_nest.hpp):
+// `children` is anything with run_children_gated(unit, unit_ctx, gate)
+// (Sequential<Ps...>, DynamicSequential<Unit>), `info` the nest's PassInfo.
+template <class Unit>
+struct NestRun {
+  template <class Parent, class Ctx, class Children>
+  PASSINFRA_ALWAYS_INLINE static Parent transform(const PassInfo& nest_info, NestOptions options,
+                                                  const Children& children, Parent parent, Ctx& ctx) {
+    std::vector<UnitSlot<Unit>> slots = unit_traits<Parent, Unit>::units(std::as_const(parent));
+    if (slots.empty()) return parent;
+    if constexpr (requires { ctx.executor(); }) {
+      if (ctx.executor() && !options.serial && slots.size() >= 2) [[unlikely]] {
+        run_maybe_parallel(nest_info, children, std::as_const(parent), slots, ctx);
+        return unit_traits<Parent, Unit>::replace_units(std::move(parent), std::move(slots));
+      }
+    }
+    run_serial(nest_info, children, std::as_const(parent), slots, ctx);
+    return unit_traits<Parent, Unit>::replace_units(std::move(parent), std::move(slots));
+  }
+
+  // Units in unit order on this thread; the first failure leaves. One
+  // PipelineInfo, unit context and gate state for the run: per unit, the
+  // info's name and index change (the hooks and passes of one unit see it
+  // whole; nothing keeps it past its unit).
+  template <class Parent, class Ctx, class Children>
+  static void run_serial(const PassInfo& nest_info, const Children& children, const Parent& parent,
+                         std::vector<UnitSlot<Unit>>& slots, Ctx& ctx) {
+    const std::uint32_t thread = thread_ordinal();
+    PipelineInfo info{nest_info, {}, 0, slots.size(), nest_run_id(thread), thread, thread, current_pipeline()};
+    const PipelineScope current(info);
+    UnitContext<Parent, Unit, Ctx> unit_ctx(ctx, parent, info);
+    with_gate(ctx, [&](const auto& gate) PASSINFRA_LAMBDA_INLINE {
+      for (std::size_t i = 0; i < slots.size(); ++i) {
+        info.unit_name = slots[i].name;
+        info.unit_index = i;
+        slots[i].ir = run_unit(children, std::move(slots[i].ir), info, unit_ctx, gate);
+      }
+    });
+  }
+
+  // with_gate(ctx, f): f(gate) with the gate state the children use, taken
+  // once per run as Sequential::transform takes it once per call: the
+  // opt_level compare when no names are listed and the instruments are on,
+  // else the context's full gate.
+  template <class Ctx, class F>
+  PASSINFRA_ALWAYS_INLINE static void with_gate(Ctx& ctx, F&& f) {
+    const auto gate = gate_of(ctx);
+    if constexpr (requires { gate.opt_level_gate(); }) {
+      if (gate.names_listed() || !instruments_active(ctx)) [[unlikely]] {
+        f(gate);
+      } else {
+        f(gate.opt_level_gate());
+      }
+    } else {
+      f(gate);
+    }
+  }
+
+  // With an executor: parallel unless an instrument with a unit-level hook is
+  // not thread-safe (SPEC §11.4), checked now over the instruments held now.
+  template <class Parent, class Ctx, class Children>
+  [[gnu::noinline]] static void run_maybe_parallel(const PassInfo& nest_info, const Children& children,
+                                                   const Parent& parent, std::vector<UnitSlot<Unit>>& slots, Ctx& ctx) {
+    const std::string unsafe = ctx.instrument_set().template first_unsafe_for_units<Unit>();
+    if (!unsafe.empty()) {
+      log(LogLevel::info,
+          std::string(nest_info.name) + ": running units serially: instrument '" + unsafe + "' is not thread-safe.");
+      run_serial(nest_info, children, parent, slots, ctx);
+      return;
+    }
+    run_parallel(nest_info, children, parent, slots, ctx);
+  }
+
+  // SPEC §11.4-§11.6 and §11.9 over detail::fork_join.
+  template <class Parent, class Ctx, class Children>
+  static void run_parallel(const PassInfo& nest_info, const Children& children, const Parent& parent,
+                           std::vector<UnitSlot<Unit>>& slots, Ctx& ctx) {
+    const std::size_t n = slots.size();
+    const std::uint32_t caller = thread_ordinal();
+    const PipelineInfo* const enclosing = current_pipeline();
+    const std::uint64_t run_id = nest_run_id(caller);
+    const WorkerBinding binding = worker_binding(ctx);
+    std::vector<PipelineInfo> infos(n);
+    std::vector<UnitOutput> outputs(n);
+    ForkJoinResult result;
+    with_gate(ctx, [&](const auto& gate) {
+      auto run_one = [&](std::size_t i) {
+        PipelineInfo& info = infos[i];
+        info = PipelineInfo{nest_info, slots[i].name, i, n, run_id, caller, thread_ordinal(), enclosing};
+        const PipelineScope current(info);
+        const UnitOutputScope held(outputs[i]);
+        UnitContext<Parent, Unit, Ctx> unit_ctx(ctx, parent, info);
+        const WorkerContextScope worker(info.thread != caller, binding);
+        slots[i].ir = run_unit(children, std::move(slots[i].ir), info, unit_ctx, gate);
+      };
+      result = fork_join(ctx.executor(), n, run_one);
+    });
+    // Output in unit order, up to and including the unit whose exception propagates.
+    const std::size_t delivered = result.ok() ? n : result.failures.front().index + 1;
+    for (std::size_t i = 0; i < delivered; ++i) outputs[i].deliver();
+    const std::string name(nest_info.name);
+    if (result.executor_error) {
+      log(LogLevel::debug, name + ": the executor's execute threw (" + describe(result.executor_error) +
+                               "); the units it did not take ran on the calling thread.");
+    }
+    if (!result.ok()) {
+      const std::string& first = slots[result.failures.front().index].name;
+      for (std::size_t k = 1; k < result.failures.size(); ++k) {
+        log(LogLevel::debug, name + ": dropped the exception of unit '" + slots[result.failures[k].index].name +
+                                 "': " + describe(result.failures[k].error) + "; unit '" + first + "' failed first.");
+      }
+      std::rethrow_exception(result.failures.front().error);
+    }
+  }
+
+  // One unit: SPEC §11.3 steps 1-3 (its pipeline is current on this thread).
+  template <class Children, class UCtx, class Gate>
+  PASSINFRA_ALWAYS_INLINE static Unit run_unit(const Children& children, Unit unit, const PipelineInfo& info,
+                                               UCtx& unit_ctx, const Gate& gate) {
+    auto& set = unit_ctx.instrument_set();
+    using Set = std::remove_cvref_t<decltype(set)>;
+    if constexpr (!(Set::template has_run_before_pipeline<Unit> || Set::template has_run_after_pipeline<Unit> ||
+                    Set::has_run_after_pipeline_failed)) {
+      return children.run_children_gated(std::move(unit), unit_ctx, gate);
+    } else {
+      std::size_t returned = 0;  // run_before_pipeline hooks that returned
+      std::size_t started = 0;   // run_after_pipeline hooks that were started
+      try {
+        set.run_before_pipeline(std::as_const(unit), info, returned);
+        Unit out = children.run_children_gated(std::move(unit), unit_ctx, gate);
+        set.run_after_pipeline(std::as_const(out), info, started);
+        return out;
+      } catch (...) {
+        set.run_after_pipeline_failed(info, std::current_exception(), started, returned);
+        throw;
+      }
+    }
+  }
 };
 
 }  // namespace detail
@@ -240,16 +402,7 @@ class Nest : public CallablePass<Nest<Unit, Ps...>> {
     } else if constexpr (!detail::all_true<detail::check_unit_pass<Ps, Unit, UnitContext<Parent, Unit, Ctx>>()...>()) {
       return parent;
     } else {
-      std::vector<UnitSlot<Unit>> slots = unit_traits<Parent, Unit>::units(std::as_const(parent));
-      if (slots.empty()) return parent;
-      if constexpr (requires { ctx.executor(); }) {
-        if (ctx.executor() && !options_.serial && slots.size() >= 2) [[unlikely]] {
-          run_maybe_parallel(std::as_const(parent), slots, ctx);
-          return unit_traits<Parent, Unit>::replace_units(std::move(parent), std::move(slots));
-        }
-      }
-      run_serial(std::as_const(parent), slots, ctx);
-      return unit_traits<Parent, Unit>::replace_units(std::move(parent), std::move(slots));
+      return detail::NestRun<Unit>::transform(info(), options_, children_, std::move(parent), ctx);
     }
   }
 
@@ -259,126 +412,6 @@ class Nest : public CallablePass<Nest<Unit, Ps...>> {
       return Children();
     } else {
       return Children(std::move(passes)...);
-    }
-  }
-
-  // Units in unit order on this thread; the first failure leaves. One
-  // PipelineInfo, unit context and gate state for the run: per unit, the
-  // info's name and index change (the hooks and passes of one unit see it
-  // whole; nothing keeps it past its unit).
-  template <class Parent, class Ctx>
-  void run_serial(const Parent& parent, std::vector<UnitSlot<Unit>>& slots, Ctx& ctx) const {
-    const std::uint32_t thread = thread_ordinal();
-    PipelineInfo info{this->info(),      {}, 0, slots.size(), detail::nest_run_id(thread), thread, thread,
-                      current_pipeline()};
-    const detail::PipelineScope current(info);
-    UnitContext<Parent, Unit, Ctx> unit_ctx(ctx, parent, info);
-    with_gate(ctx, [&](const auto& gate) PASSINFRA_LAMBDA_INLINE {
-      for (std::size_t i = 0; i < slots.size(); ++i) {
-        info.unit_name = slots[i].name;
-        info.unit_index = i;
-        slots[i].ir = run_unit(std::move(slots[i].ir), info, unit_ctx, gate);
-      }
-    });
-  }
-
-  // with_gate(ctx, f): f(gate) with the gate state the children use, taken
-  // once per run as Sequential::transform takes it once per call: the
-  // opt_level compare when no names are listed and the instruments are on,
-  // else the context's full gate.
-  template <class Ctx, class F>
-  PASSINFRA_ALWAYS_INLINE static void with_gate(Ctx& ctx, F&& f) {
-    const auto gate = detail::gate_of(ctx);
-    if constexpr (requires { gate.opt_level_gate(); }) {
-      if (gate.names_listed() || !detail::instruments_active(ctx)) [[unlikely]] {
-        f(gate);
-      } else {
-        f(gate.opt_level_gate());
-      }
-    } else {
-      f(gate);
-    }
-  }
-
-  // With an executor: parallel unless an instrument with a unit-level hook is
-  // not thread-safe (SPEC §11.4), checked now over the instruments held now.
-  template <class Parent, class Ctx>
-  [[gnu::noinline]] void run_maybe_parallel(const Parent& parent, std::vector<UnitSlot<Unit>>& slots, Ctx& ctx) const {
-    const std::string unsafe = ctx.instrument_set().template first_unsafe_for_units<Unit>();
-    if (!unsafe.empty()) {
-      log(LogLevel::info,
-          std::string(name_) + ": running units serially: instrument '" + unsafe + "' is not thread-safe.");
-      run_serial(parent, slots, ctx);
-      return;
-    }
-    run_parallel(parent, slots, ctx);
-  }
-
-  // SPEC §11.4-§11.6 and §11.9 over detail::fork_join.
-  template <class Parent, class Ctx>
-  void run_parallel(const Parent& parent, std::vector<UnitSlot<Unit>>& slots, Ctx& ctx) const {
-    const std::size_t n = slots.size();
-    const std::uint32_t caller = thread_ordinal();
-    const PipelineInfo* const enclosing = current_pipeline();
-    const std::uint64_t run_id = detail::nest_run_id(caller);
-    auto& root = detail::root_context(ctx);
-    using Root = std::remove_cvref_t<decltype(root)>;
-    Root* caller_current = &root;
-    if constexpr (requires { Root::current(); }) caller_current = &Root::current();
-    std::vector<PipelineInfo> infos(n);
-    std::vector<detail::UnitOutput> outputs(n);
-    detail::ForkJoinResult result;
-    with_gate(ctx, [&](const auto& gate) {
-      auto run_one = [&](std::size_t i) {
-        PipelineInfo& info = infos[i];
-        info = PipelineInfo{this->info(), slots[i].name, i, n, run_id, caller, thread_ordinal(), enclosing};
-        const detail::PipelineScope current(info);
-        const detail::UnitOutputScope held(outputs[i]);
-        UnitContext<Parent, Unit, Ctx> unit_ctx(ctx, parent, info);
-        const detail::WorkerContextScope<Root> worker(info.thread != caller, root, caller_current);
-        slots[i].ir = run_unit(std::move(slots[i].ir), info, unit_ctx, gate);
-      };
-      result = detail::fork_join(ctx.executor(), n, run_one);
-    });
-    // Output in unit order, up to and including the unit whose exception propagates.
-    const std::size_t delivered = result.ok() ? n : result.failures.front().index + 1;
-    for (std::size_t i = 0; i < delivered; ++i) outputs[i].deliver();
-    if (result.executor_error) {
-      log(LogLevel::debug, std::string(name_) + ": the executor's execute threw (" +
-                               detail::describe(result.executor_error) +
-                               "); the units it did not take ran on the calling thread.");
-    }
-    if (!result.ok()) {
-      const std::string& first = slots[result.failures.front().index].name;
-      for (std::size_t k = 1; k < result.failures.size(); ++k) {
-        log(LogLevel::debug,
-            std::string(name_) + ": dropped the exception of unit '" + slots[result.failures[k].index].name +
-                "': " + detail::describe(result.failures[k].error) + "; unit '" + first + "' failed first.");
-      }
-      std::rethrow_exception(result.failures.front().error);
-    }
-  }
-
-  // One unit: SPEC §11.3 steps 1-3 (its pipeline is current on this thread).
-  template <class UCtx, class Gate>
-  PASSINFRA_ALWAYS_INLINE Unit run_unit(Unit unit, const PipelineInfo& info, UCtx& unit_ctx, const Gate& gate) const {
-    auto& set = unit_ctx.instrument_set();
-    using Set = std::remove_cvref_t<decltype(set)>;
-    if constexpr (!(Set::template has_run_before_pipeline<Unit> || Set::template has_run_after_pipeline<Unit> ||
-                    Set::has_run_after_pipeline_failed)) {
-      return children_.run_children_gated(std::move(unit), unit_ctx, gate);
-    } else {
-      std::size_t returned = 0;  // run_before_pipeline hooks that returned
-      std::size_t started = 0;   // run_after_pipeline hooks that were started
-      try {
-        set.run_before_pipeline(std::as_const(unit), info, returned);
-        Unit out = children_.run_children_gated(std::move(unit), unit_ctx, gate);
-        set.run_after_pipeline(std::as_const(out), info, started);
-        return out;
-      } catch (...) {
-        set.run_after_pipeline_failed(info, std::current_exception(), started, returned);
-        throw;
-      }
     }
   }
 

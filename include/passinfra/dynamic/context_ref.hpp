@@ -10,6 +10,18 @@
 // ref.analyses()                      AnalysisHandle over that manager (SPEC §10.9): the same
 //                                     cache as the wrapped context's, its hooks fire; Error
 //                                     (SPEC §10.8) when the context has no manager
+// ref.executor()                      the wrapped context's executor (empty: nests are serial)
+// Inside a nest (the ContextRef<Unit> of a unit pass, SPEC §11.2):
+// ref.parent()                        const ir_traits<IR>::parent_type&: the nest's parent snapshot
+// ref.parent_as<P>()                  const P&: the same, Error if the nest's parent is not a P
+// ref.unit_name() / unit_index() / unit_count() / pipeline()   as UnitContext's
+//                                     (each an Error outside a nest)
+//
+// Unit-level hooks: a ContextRef<IR> also forwards the pass and pipeline hooks
+// for the unit types IR lists (ir_traits<IR>::unit_types) to the wrapped
+// context's set, so a nest run under a ContextRef (DynamicNest inside a
+// DynamicSequential, an AnyPass of a Nest) gives its instruments the same
+// events as under the context itself.
 //
 // AnyPass bodies run under a ContextRef, so one compiled body runs inside a
 // static context as well as a dynamic one: the gate, the config and the
@@ -30,7 +42,9 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
+#include <typeinfo>
 #include <utility>
 #include <vector>
 
@@ -39,14 +53,56 @@
 #include "passinfra/core/analysis_manager.hpp"
 #include "passinfra/core/config.hpp"
 #include "passinfra/core/error.hpp"
+#include "passinfra/core/executor.hpp"
+#include "passinfra/core/nest.hpp"
 #include "passinfra/core/pass_context.hpp"
 #include "passinfra/core/pass_info.hpp"
+#include "passinfra/core/pipeline_info.hpp"
 #include "passinfra/core/run.hpp"
+#include "passinfra/core/units.hpp"
 #include "passinfra/detail/inline.hpp"
+#include "passinfra/detail/type_name.hpp"
 
 namespace passinfra {
 
 namespace detail {
+
+// The hooks of one unit type U of a wrapped context's set (SPEC §11.3).
+template <class U>
+struct UnitHookTable {
+  bool (*should_run)(void*, const U&, const PassInfo&);
+  void (*before)(void*, const U&, const PassInfo&, std::size_t&);
+  void (*after)(void*, const U&, const PassInfo&, std::size_t&);
+  void (*before_pipeline)(void*, const U&, const PipelineInfo&, std::size_t&);
+  void (*after_pipeline)(void*, const U&, const PipelineInfo&, std::size_t&);
+  std::string (*first_unsafe)(void*);
+};
+
+// UnitTables<IR>::type: one UnitHookTable pointer per unit type IR lists.
+template <class L>
+struct UnitTablesOf {
+  using type = std::tuple<>;
+};
+template <class... Us>
+struct UnitTablesOf<unit_list<Us...>> {
+  using type = std::tuple<const UnitHookTable<Us>*...>;
+};
+template <class IR>
+struct UnitTables : UnitTablesOf<void> {};
+template <class IR>
+  requires requires { typename ir_traits<IR>::unit_types; }
+struct UnitTables<IR> : UnitTablesOf<typename ir_traits<IR>::unit_types> {};
+
+// is_unit_of<IR, U>: U is one of the unit types IR lists.
+template <class L, class U>
+inline constexpr bool in_unit_list = false;
+template <class... Us, class U>
+inline constexpr bool in_unit_list<unit_list<Us...>, U> = (std::is_same_v<Us, U> || ...);
+template <class IR, class U>
+inline constexpr bool is_unit_of = false;
+template <class IR, class U>
+  requires requires { typename ir_traits<IR>::unit_types; }
+inline constexpr bool is_unit_of<IR, U> = in_unit_list<typename ir_traits<IR>::unit_types, U>;
 
 template <class IR>
 struct ContextVTable {
@@ -68,6 +124,17 @@ struct ContextVTable {
   // fan-out of its set (the manager's own erased sink table, SinkRef's).
   AnalysisManager<IR>* (*analysis_manager)(const void*);
   const SinkTable<IR>* analysis_hooks;
+  // Nests (SPEC §11): the executor, what a worker takes over, the unit
+  // context's parent and pipeline (null outside a nest), the pipeline
+  // hooks that take no IR, and the unit-level hooks of IR's unit types.
+  ExecutorRef (*executor)(const void*);
+  WorkerBinding (*worker_binding)(void*);
+  const void* (*parent)(const void*);
+  const std::type_info* (*parent_type)();
+  std::string_view (*parent_type_name)();
+  const PipelineInfo* (*pipeline)(const void*);
+  void (*after_pipeline_failed)(void*, const PipelineInfo&, const std::exception_ptr&, std::size_t, std::size_t);
+  typename UnitTables<IR>::type units;
 };
 
 // The manager of a context, as the run-time table every manager derives from.
@@ -119,6 +186,69 @@ inline constexpr SinkTable<IR> context_sink_table_for{
     },
 };
 
+// The unit hooks of Ctx's set for units of type U (a hook the set cannot
+// have for U does nothing; should_run says "run").
+template <class U, class Ctx>
+inline constexpr UnitHookTable<U> unit_hook_table_for{
+    +[]([[maybe_unused]] void* c, [[maybe_unused]] const U& u, [[maybe_unused]] const PassInfo& info) -> bool {
+      if constexpr (context_set_t<Ctx>::template has_should_run<U>) {
+        return static_cast<Ctx*>(c)->instrument_set().should_run(u, info);
+      } else {
+        return true;
+      }
+    },
+    +[]([[maybe_unused]] void* c, [[maybe_unused]] const U& u, [[maybe_unused]] const PassInfo& info,
+        std::size_t& returned) {
+      if constexpr (context_set_t<Ctx>::template has_run_before_pass<U> ||
+                    context_set_t<Ctx>::has_run_after_pass_failed) {
+        static_cast<Ctx*>(c)->instrument_set().run_before_pass(u, info, returned);
+      } else {
+        ++returned;
+      }
+    },
+    +[]([[maybe_unused]] void* c, [[maybe_unused]] const U& u, [[maybe_unused]] const PassInfo& info,
+        std::size_t& started) {
+      if constexpr (context_set_t<Ctx>::template has_run_after_pass<U> ||
+                    context_set_t<Ctx>::has_run_after_pass_failed) {
+        static_cast<Ctx*>(c)->instrument_set().run_after_pass(u, info, started);
+      } else {
+        ++started;
+      }
+    },
+    +[]([[maybe_unused]] void* c, [[maybe_unused]] const U& u, [[maybe_unused]] const PipelineInfo& info,
+        [[maybe_unused]] std::size_t& returned) {
+      if constexpr (requires(context_set_t<Ctx>& set) { set.run_before_pipeline(u, info, returned); }) {
+        static_cast<Ctx*>(c)->instrument_set().run_before_pipeline(u, info, returned);
+      }
+    },
+    +[]([[maybe_unused]] void* c, [[maybe_unused]] const U& u, [[maybe_unused]] const PipelineInfo& info,
+        [[maybe_unused]] std::size_t& started) {
+      if constexpr (requires(context_set_t<Ctx>& set) { set.run_after_pipeline(u, info, started); }) {
+        static_cast<Ctx*>(c)->instrument_set().run_after_pipeline(u, info, started);
+      }
+    },
+    +[]([[maybe_unused]] void* c) -> std::string {
+      if constexpr (requires(context_set_t<Ctx>& set) { set.template first_unsafe_for_units<U>(); }) {
+        return static_cast<Ctx*>(c)->instrument_set().template first_unsafe_for_units<U>();
+      } else {
+        return {};
+      }
+    },
+};
+
+template <class Ctx, class... Us>
+constexpr std::tuple<const UnitHookTable<Us>*...> unit_tables_for(unit_list<Us...>*) {
+  return {&unit_hook_table_for<Us, Ctx>...};
+}
+template <class IR, class Ctx>
+constexpr typename UnitTables<IR>::type unit_tables_of() {
+  if constexpr (requires { typename ir_traits<IR>::unit_types; }) {
+    return unit_tables_for<Ctx>(static_cast<typename ir_traits<IR>::unit_types*>(nullptr));
+  } else {
+    return {};
+  }
+}
+
 template <class IR, class Ctx>
 inline constexpr ContextVTable<IR> context_vtable_for{
     +[](const void* c, const PassInfo& info) { return static_cast<const Ctx*>(c)->pass_enabled(info); },
@@ -166,6 +296,50 @@ inline constexpr ContextVTable<IR> context_vtable_for{
     },
     +[](const void* c) { return analysis_manager_of<IR>(*static_cast<const Ctx*>(c)); },
     &context_sink_table_for<IR, Ctx>,
+    +[]([[maybe_unused]] const void* c) -> ExecutorRef {
+      if constexpr (requires(const Ctx& ctx) { ctx.executor(); }) {
+        return static_cast<const Ctx*>(c)->executor();
+      } else {
+        return ExecutorRef();
+      }
+    },
+    +[](void* c) -> WorkerBinding { return worker_binding(*static_cast<Ctx*>(c)); },
+    +[]([[maybe_unused]] const void* c) -> const void* {
+      if constexpr (requires(const Ctx& ctx) { ctx.parent(); }) {
+        return static_cast<const void*>(&static_cast<const Ctx*>(c)->parent());
+      } else {
+        return nullptr;
+      }
+    },
+    +[]() -> const std::type_info* {
+      if constexpr (requires(const Ctx& ctx) { ctx.parent(); }) {
+        return &typeid(std::remove_cvref_t<decltype(std::declval<const Ctx&>().parent())>);
+      } else {
+        return nullptr;
+      }
+    },
+    +[]() -> std::string_view {
+      if constexpr (requires(const Ctx& ctx) { ctx.parent(); }) {
+        return type_name<std::remove_cvref_t<decltype(std::declval<const Ctx&>().parent())>>();
+      } else {
+        return {};
+      }
+    },
+    +[]([[maybe_unused]] const void* c) -> const PipelineInfo* {
+      if constexpr (requires(const Ctx& ctx) { ctx.pipeline(); }) {
+        return &static_cast<const Ctx*>(c)->pipeline();
+      } else {
+        return nullptr;
+      }
+    },
+    +[]([[maybe_unused]] void* c, [[maybe_unused]] const PipelineInfo& info,
+        [[maybe_unused]] const std::exception_ptr& error, [[maybe_unused]] std::size_t from,
+        [[maybe_unused]] std::size_t to) {
+      if constexpr (context_set_t<Ctx>::has_run_after_pipeline_failed) {
+        static_cast<Ctx*>(c)->instrument_set().run_after_pipeline_failed(info, error, from, to);
+      }
+    },
+    unit_tables_of<IR, Ctx>(),
 };
 
 }  // namespace detail
@@ -178,15 +352,59 @@ class ContextRef;
 template <class IR>
 class ErasedInstrumentSet {
  public:
-  template <class>
-  static constexpr bool has_should_run = true;
-  template <class>
-  static constexpr bool has_run_before_pass = true;
-  template <class>
-  static constexpr bool has_run_after_pass = true;
+  // Hooks for IR and for the unit types IR lists (ir_traits<IR>::unit_types).
+  template <class X>
+  static constexpr bool forwards = std::is_same_v<X, IR> || detail::is_unit_of<IR, X>;
+  template <class X>
+  static constexpr bool has_should_run = forwards<X>;
+  template <class X>
+  static constexpr bool has_run_before_pass = forwards<X>;
+  template <class X>
+  static constexpr bool has_run_after_pass = forwards<X>;
   static constexpr bool has_run_after_pass_failed = true;
-  template <class>
-  static constexpr bool hook_free = false;
+  template <class X>
+  static constexpr bool hook_free = !forwards<X>;
+  template <class U>
+  static constexpr bool has_run_before_pipeline = detail::is_unit_of<IR, U>;
+  template <class U>
+  static constexpr bool has_run_after_pipeline = detail::is_unit_of<IR, U>;
+  static constexpr bool has_run_after_pipeline_failed = true;
+
+  // The unit-level hooks (SPEC §11.3), for a unit type U that IR lists.
+  template <class U>
+    requires detail::is_unit_of<IR, U>
+  bool should_run(const U& unit, const PassInfo& info) {
+    return unit_table<U>().should_run(context_, unit, info);
+  }
+  template <class U>
+    requires detail::is_unit_of<IR, U>
+  void run_before_pass(const U& unit, const PassInfo& info, std::size_t& returned) {
+    unit_table<U>().before(context_, unit, info, returned);
+  }
+  template <class U>
+    requires detail::is_unit_of<IR, U>
+  void run_after_pass(const U& unit, const PassInfo& info, std::size_t& started) {
+    unit_table<U>().after(context_, unit, info, started);
+  }
+  template <class U>
+    requires detail::is_unit_of<IR, U>
+  void run_before_pipeline(const U& unit, const PipelineInfo& info, std::size_t& returned) {
+    unit_table<U>().before_pipeline(context_, unit, info, returned);
+  }
+  template <class U>
+    requires detail::is_unit_of<IR, U>
+  void run_after_pipeline(const U& unit, const PipelineInfo& info, std::size_t& started) {
+    unit_table<U>().after_pipeline(context_, unit, info, started);
+  }
+  void run_after_pipeline_failed(const PipelineInfo& info, const std::exception_ptr& error, std::size_t from,
+                                 std::size_t to) noexcept {
+    vtable_->after_pipeline_failed(context_, info, error, from, to);
+  }
+  template <class U>
+    requires detail::is_unit_of<IR, U>
+  std::string first_unsafe_for_units() {
+    return unit_table<U>().first_unsafe(context_);
+  }
 
   bool should_run(const IR& ir, const PassInfo& info) { return vtable_->should_run(context_, ir, info); }
   void run_before_pass(const IR& ir, const PassInfo& info, std::size_t& returned) {
@@ -201,10 +419,10 @@ class ErasedInstrumentSet {
   }
   // The analysis hooks (SPEC §10.7), with InstrumentSet's bookkeeping:
   // forwarded to the wrapped context's set (a set without them does nothing).
-  template <class>
-  static constexpr bool has_run_before_analysis = true;
-  template <class>
-  static constexpr bool has_run_after_analysis = true;
+  template <class X>
+  static constexpr bool has_run_before_analysis = std::is_same_v<X, IR>;
+  template <class X>
+  static constexpr bool has_run_after_analysis = std::is_same_v<X, IR>;
   static constexpr bool has_run_after_analysis_failed = true;
   static constexpr bool has_run_analysis_invalidated = true;
 
@@ -235,6 +453,10 @@ class ErasedInstrumentSet {
   template <class>
   friend class ContextRef;
   ErasedInstrumentSet(void* context, const detail::ContextVTable<IR>* vtable) : context_(context), vtable_(vtable) {}
+  template <class U>
+  const detail::UnitHookTable<U>& unit_table() const noexcept {
+    return *std::get<const detail::UnitHookTable<U>*>(vtable_->units);
+  }
   void* context_;
   const detail::ContextVTable<IR>* vtable_;
 };
@@ -271,6 +493,45 @@ class ContextRef {
   }
 
   ErasedInstrumentSet<IR>& instrument_set() noexcept { return set_; }
+
+  // executor(): the wrapped context's executor (SPEC §11.4; empty: serial).
+  ExecutorRef executor() const { return set_.vtable_->executor(set_.context_); }
+  // worker_binding(): what a parallel nest's worker takes over (nest.hpp).
+  detail::WorkerBinding worker_binding() const { return set_.vtable_->worker_binding(set_.context_); }
+
+  // parent(): inside a nest, the nest's parent as it was when the nest
+  // started (SPEC §11.2); Error outside a nest or for a parent of another type.
+  decltype(auto) parent() const
+    requires HasParentType<IR>
+  {
+    return parent_as<typename ir_traits<IR>::parent_type>();
+  }
+  // parent_as<P>(): the same, as a P (Error if the nest's parent is not a P).
+  template <class P>
+  const P& parent_as() const {
+    const void* p = set_.vtable_->parent(set_.context_);
+    if (p == nullptr) [[unlikely]] {
+      throw Error("ctx.parent_as<" + std::string(detail::type_name<P>()) +
+                  ">(): this context is not a unit's context; expected a pass running inside a nest");
+    }
+    if (*set_.vtable_->parent_type() != typeid(P)) [[unlikely]] {
+      throw Error("ctx.parent_as<" + std::string(detail::type_name<P>()) + ">(): the nest's parent is a " +
+                  std::string(set_.vtable_->parent_type_name()) + ", not a " + std::string(detail::type_name<P>()));
+    }
+    return *static_cast<const P*>(p);
+  }
+  // pipeline() / unit_name() / unit_index() / unit_count(): the unit's place
+  // in its nest, as UnitContext's (Error outside a nest).
+  const PipelineInfo& pipeline() const {
+    const PipelineInfo* info = set_.vtable_->pipeline(set_.context_);
+    if (info == nullptr) [[unlikely]] {
+      throw Error("ctx.pipeline(): this context is not a unit's context; expected a pass running inside a nest");
+    }
+    return *info;
+  }
+  std::string_view unit_name() const { return pipeline().unit_name; }
+  std::size_t unit_index() const { return pipeline().unit_index; }
+  std::size_t unit_count() const { return pipeline().unit_count; }
 
   // analysis_manager(): the wrapped context's manager, as the run-time
   // table every AnalysisManager<IR, ...> derives from (null: none).

@@ -4,6 +4,8 @@
 // DynamicSequential<IR>(passes, PassInfo{...})  a custom name / opt_level (the name is copied)
 // seq.info()                                    "sequential", opt_level 0 by default
 // seq.passes() / seq.push_back(p)
+// seq.run_children_gated(ir, ctx, gate)        its children under a gate state the caller took
+//                                               (what DynamicNest runs on every unit)
 // seq.nesting_depth()                           1 + the deepest child's (at most max_pipeline_depth:
 //                                               a deeper one is a passinfra::Error, see any_pass.hpp)
 // seq(ir, ctx) / seq(ir)                        run through run(), under ctx / current()
@@ -82,6 +84,14 @@ class DynamicSequential : public CallablePass<DynamicSequential<IR>> {
     } else {
       return run_children(std::move(ir), ctx, gate);
     }
+  }
+
+  // run_children_gated(ir, ctx, gate): the children under a gate state the
+  // caller took from the context once (as Sequential's; a DynamicNest runs
+  // its children on every unit this way).
+  template <class Ctx, class Gate>
+  IR run_children_gated(IR ir, Ctx& ctx, const Gate& gate) const {
+    return run_children(std::move(ir), ctx, gate);
   }
 
  private:

@@ -15,6 +15,12 @@
 //   reg.add_analysis(AnyAnalysis<IR>, description = {})   an erased one
 //   reg.analysis(name)                          -> AnyAnalysis<IR>; Error on an unknown name
 //   reg.contains_analysis(name) / reg.analysis_names() / reg.describe_analyses()
+//   reg.add_nest<Unit>()                        the nest kind ir_traits<Unit>::name (SPEC §11.11): in
+//                                               pipeline text, kind(passes...) is a DynamicNest<IR, Unit>
+//                                               whose passes come from PassRegistry<Unit>::global()
+//   reg.add_nest<Unit>(unit_registry, name = ir_traits<Unit>::name)   another unit registry (it
+//                                               must outlive this one) or another kind name
+//   reg.contains_nest(name) / reg.nest_names()  the nest kinds (contains(name) is true for them too)
 //
 // create() checks the options against the registered specs (unknown key,
 // wrong type: Error naming pass, key, expected and given type; an integer
@@ -44,6 +50,11 @@
 // registry only resolves names: the pass computes through the context's
 // manager, with the manager's own object for that analysis (SPEC §10.9,
 // DESIGN). Under a context without a manager the three passes do nothing.
+//
+// Nest kinds share the names of passes: a kind and a pass of one name is an
+// Error either way round; the same kind again (same unit type and registry) is
+// a no-op, another one of that name an Error. names(), describe() and the
+// closest names an unknown name gets list passes only.
 //
 // Re-registering the same pass type, or a factory of the same type (the same
 // lambda, the same function pointer) with the same options, is a no-op; any
@@ -81,8 +92,42 @@
 #include "passinfra/dynamic/any_analysis.hpp"
 #include "passinfra/dynamic/any_pass.hpp"
 #include "passinfra/dynamic/context_ref.hpp"
+#include "passinfra/dynamic/dynamic_nest.hpp"
 
 namespace passinfra {
+
+template <class IR>
+class PassRegistry;
+struct PipelineNode;  // pipeline_text.hpp
+
+namespace detail {
+
+// What the passes of a nest are built inside (pipeline text): the unit
+// kind's name and a lookup in the registry of the nest's parent.
+struct NestScope {
+  std::string_view unit_kind;  // "function"
+  const void* parent_registry = nullptr;
+  bool (*parent_contains)(const void*, std::string_view) = nullptr;
+};
+
+// build_nest<Parent, Unit>(node, text, units, parents): a nest kind's node of
+// pipeline text (pipeline_text.hpp).
+template <class Parent, class Unit>
+AnyPass<Parent> build_nest(const PipelineNode& node, std::string_view text, const PassRegistry<Unit>& units,
+                           const PassRegistry<Parent>& parents);
+
+// NestKind<IR>: one nest kind of a PassRegistry<IR>.
+template <class IR>
+struct NestKind {
+  std::string name;            // the kind's name in text ("function")
+  std::string_view unit_kind;  // ir_traits<Unit>::name: "is a function pass"
+  const std::type_info* unit_type = nullptr;
+  const void* unit_registry = nullptr;
+  std::function<bool(std::string_view)> unit_contains;  // the unit registry has a pass of that name
+  std::function<AnyPass<IR>(const PipelineNode&, std::string_view, const PassRegistry<IR>&)> build;
+};
+
+}  // namespace detail
 
 // PassOptions: a pass's options by key, ordered by key.
 using PassOptions = std::map<std::string, ConfigValue, std::less<>>;
@@ -475,14 +520,82 @@ class PassRegistry {
     return out;
   }
 
+  // add_nest<Unit>(): the nest kind ir_traits<Unit>::name, whose passes are
+  // resolved in PassRegistry<Unit>::global() (SPEC §11.11).
+  template <class Unit>
+  void add_nest() {
+    add_nest<Unit>(PassRegistry<Unit>::global());
+  }
+  // add_nest<Unit>(unit_registry, name): the same over another registry of
+  // unit passes (it must outlive this registry), or under another kind name.
+  template <class Unit>
+  // (NOLINT: clang-tidy 16 does not see the move inside `if constexpr`.)
+  void add_nest(
+      const PassRegistry<Unit>& unit_registry,
+      std::string name = std::string(unit_kind_name<Unit>())) {  // NOLINT(performance-unnecessary-value-param)
+    static_assert(NestableIR<IR, Unit>,
+                  "passinfra::PassRegistry<IR>::add_nest<Unit>(): IR cannot be split into these units; specialize "
+                  "passinfra::unit_traits<IR, Unit> (units and replace_units)");
+    if constexpr (NestableIR<IR, Unit>) {
+      auto kind = std::make_shared<detail::NestKind<IR>>();
+      kind->name = std::move(name);
+      kind->unit_kind = unit_kind_name<Unit>();
+      kind->unit_type = &typeid(Unit);
+      kind->unit_registry = &unit_registry;
+      kind->unit_contains = [units = &unit_registry](std::string_view n) { return units->contains(n); };
+      kind->build = [units = &unit_registry](const PipelineNode& node, std::string_view text,
+                                             const PassRegistry<IR>& parents) {
+        return detail::build_nest<IR, Unit>(node, text, *units, parents);
+      };
+      insert_nest(std::move(kind));
+    }
+  }
+
+  // contains_nest(name): a nest kind of that name is registered.
+  bool contains_nest(std::string_view name) const {
+    std::lock_guard lock(mutex_);
+    return nests_.find(name) != nests_.end();
+  }
+  // nest_names(): the nest kinds' names, sorted.
+  std::vector<std::string> nest_names() const {
+    std::lock_guard lock(mutex_);
+    std::vector<std::string> out;
+    for (const auto& [name, kind] : nests_) out.push_back(name);
+    return out;
+  }
+  // nest_kind(name): the nest kind (null if none); what pipeline text builds with.
+  std::shared_ptr<const detail::NestKind<IR>> nest_kind(std::string_view name) const {
+    std::lock_guard lock(mutex_);
+    auto it = nests_.find(name);
+    return it == nests_.end() ? nullptr : it->second;
+  }
+  // unit_level_kind(name): a nest kind whose unit registry has a pass called
+  // `name` (null if none), for "nest it" errors: one named as its unit kind
+  // first, else the first by name.
+  std::shared_ptr<const detail::NestKind<IR>> unit_level_kind(std::string_view name) const {
+    std::vector<std::shared_ptr<const detail::NestKind<IR>>> kinds;
+    {
+      std::lock_guard lock(mutex_);
+      for (const auto& [k, kind] : nests_) kinds.push_back(kind);
+    }
+    std::shared_ptr<const detail::NestKind<IR>> found;
+    for (const auto& kind : kinds) {
+      if (!kind->unit_contains(name)) continue;
+      if (kind->name == kind->unit_kind) return kind;
+      if (!found) found = kind;
+    }
+    return found;
+  }
+
   // create(name, options): the registered pass, as an AnyPass<IR> holding a RegistryPass<IR>.
   AnyPass<IR> create(std::string_view name, const PassOptions& options = {}) const {
     return create_impl(name, options, true);
   }
 
+  // contains(name): a pass or a nest kind of that name is registered.
   bool contains(std::string_view name) const {
     std::lock_guard lock(mutex_);
-    return entries_.find(name) != entries_.end();
+    return entries_.find(name) != entries_.end() || nests_.find(name) != nests_.end();
   }
 
   // names(): the registered names, sorted.
@@ -601,6 +714,10 @@ class PassRegistry {
       }
     }
     std::lock_guard lock(mutex_);
+    if (nests_.find(name) != nests_.end()) {
+      throw Error("PassRegistry::add: '" + name +
+                  "' is already registered as a nest kind; expected each name to be registered once");
+    }
     auto it = entries_.find(name);
     if (it != entries_.end()) {
       const Entry& old = *it->second;
@@ -614,6 +731,33 @@ class PassRegistry {
     }
     auto key = entry.name;
     entries_.emplace(std::move(key), std::make_shared<const Entry>(std::move(entry)));
+  }
+
+  void insert_nest(std::shared_ptr<detail::NestKind<IR>> kind) {
+    const std::string& name = kind->name;
+    if (!is_pipeline_name(name)) {
+      throw Error("PassRegistry::add_nest: '" + name +
+                  "' is not a valid nest kind name; expected a name of the form [A-Za-z_][A-Za-z0-9_.]*");
+    }
+    if (name == "sequential") {
+      throw Error("PassRegistry::add_nest: 'sequential' is reserved for pipelines; expected another nest kind name");
+    }
+    std::lock_guard lock(mutex_);
+    if (entries_.find(name) != entries_.end()) {
+      throw Error("PassRegistry::add_nest: '" + name +
+                  "' is already registered as a pass; expected each name to be registered once");
+    }
+    auto it = nests_.find(name);
+    if (it != nests_.end()) {
+      if (*it->second->unit_type == *kind->unit_type && it->second->unit_registry == kind->unit_registry) {
+        return;  // the same nest kind again
+      }
+      throw Error("PassRegistry::add_nest: nest kind '" + name +
+                  "' is already registered over another unit type or unit registry; expected each name to be "
+                  "registered once");
+    }
+    auto key = name;
+    nests_.emplace(std::move(key), std::move(kind));
   }
 
   std::shared_ptr<const Entry> find(std::string_view name) const {
@@ -785,6 +929,10 @@ class PassRegistry {
   mutable std::mutex mutex_;
   std::map<std::string, std::shared_ptr<const Entry>, std::less<>> entries_;
   std::map<std::string, AnalysisEntry, std::less<>> analyses_;
+  std::map<std::string, std::shared_ptr<const detail::NestKind<IR>>, std::less<>> nests_;
 };
 
 }  // namespace passinfra
+
+// Nest kinds build their nodes with pipeline_text.hpp's detail::build_nest.
+#include "passinfra/dynamic/pipeline_text.hpp"

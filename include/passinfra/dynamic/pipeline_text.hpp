@@ -27,20 +27,28 @@
 // Error at the pass that goes too deep (so parsing, building, printing and
 // running a pipeline never recurse without bound).
 // A key may appear once per pass. `sequential(...)` makes a DynamicSequential
-// of the passes among its items, with the options name="..." and opt_level=N;
-// every other name is created through the registry with its key=value options
-// (and only sequential takes passes as items).
+// of the passes among its items, with the options name="..." and opt_level=N.
+// A nest kind the registry has (PassRegistry::add_nest, SPEC §11.11), e.g.
+// `function(FoldConstant,EliminateCommonSubexpr)`, makes a DynamicNest of the
+// passes among its items, resolved in the unit type's registry, with the
+// options name="..." (default: the kind), opt_level=N and serial=true|false.
+// Every other name is created through the registry with its key=value options
+// (and only sequential and nest kinds take passes as items).
 //
 // Canonical text: no whitespace; options first, sorted by key, then the
 // passes in order; parentheses only around a non-empty item list; integers in
 // decimal; floats in the shortest form that reads back exactly, always with a
-// '.' or an exponent; strings quoted with the escapes above; sequential's
-// default name="sequential" and opt_level=0 left out. For every text t that
-// parses, print_pipeline(parse_pipeline(t)) == canonical_pipeline(t), and
+// '.' or an exponent; strings quoted with the escapes above. For a node that
+// is `sequential` or has passes among its items (so no registry is needed to
+// tell a nest kind), name="<the node's own name>", opt_level=0 and
+// serial=false are left out. Adjacent nests are not merged. For every text t
+// that parses, print_pipeline(parse_pipeline(t)) == canonical_pipeline(t), and
 // parsing a printed pipeline prints the same text again.
 //
 // Printing: a pass made by a registry prints as the name and options it was
-// created with (RegistryPass<IR>); a DynamicSequential as sequential(...); any
+// created with (RegistryPass<IR>); a DynamicSequential as sequential(...); a
+// nest made from text as it was written (canonical), one made in code as
+// kind(...) when IR lists its unit type (ir_traits<IR>::unit_types); any
 // other pass as its info name. A static Sequential erased into an AnyPass
 // cannot show its children at run time, so printing one is an Error, as is a
 // pass whose name pipeline text cannot spell.
@@ -52,7 +60,12 @@
 // within detail::pipeline_error_window (60) bytes of the column, cut with
 // "..."; names from the text are quoted clipped (detail::clipped, 80 bytes). Unknown pass names, option
 // keys and option types are reported the same way, at the name or key, with
-// the registry's message (what was expected and the closest names).
+// the registry's message (what was expected and the closest names). A name
+// unknown at the parent level that a nest kind's unit registry has says
+// `'CanonicalizeOps' is a function pass: nest it, as function(CanonicalizeOps)`;
+// a name inside a nest that only the parent's registry has says
+// `'ToANormalForm' is not a function pass`; other unknown names inside a nest
+// get the unit registry's closest names.
 #pragma once
 
 #include <algorithm>
@@ -69,8 +82,10 @@
 #include "passinfra/core/config.hpp"
 #include "passinfra/core/error.hpp"
 #include "passinfra/core/pass_info.hpp"
+#include "passinfra/core/units.hpp"
 #include "passinfra/detail/suggest.hpp"
 #include "passinfra/dynamic/any_pass.hpp"
+#include "passinfra/dynamic/dynamic_nest.hpp"
 #include "passinfra/dynamic/dynamic_sequential.hpp"
 #include "passinfra/dynamic/pass_registry.hpp"
 
@@ -408,22 +423,75 @@ class PipelineParser {
   std::size_t depth_ = 0;
 };
 
-// Whether an option of a sequential(...) has its default value (and prints as nothing).
-inline bool is_default_sequential_option(const PipelineOption& option) {
+// Whether an option of a node that takes passes (sequential, a nest kind)
+// has its default value, and prints as nothing: name="<the node's name>",
+// opt_level=0, serial=false.
+inline bool is_default_item_option(std::string_view node_name, const PipelineOption& option) {
   if (option.key == "name") {
     const auto* s = std::get_if<std::string>(&option.value);
-    return s && *s == sequential_name;
+    return s && *s == node_name;
   }
   if (option.key == "opt_level") {
     const auto* n = std::get_if<std::int64_t>(&option.value);
     return n && *n == 0;
   }
+  if (option.key == "serial") {
+    const auto* b = std::get_if<bool>(&option.value);
+    return b && !*b;
+  }
   return false;
 }
 
+// Whether a node's default options are left out of canonical text.
+inline bool drops_default_options(const PipelineNode& node) {
+  return node.name == sequential_name || !node.children.empty();
+}
+
+// opt_level=N of sequential or a nest kind: an int.
+inline int opt_level_option(std::string_view text, std::string_view node, const PipelineOption& option) {
+  const auto* level = std::get_if<std::int64_t>(&option.value);
+  if (!level || *level < std::numeric_limits<int>::min() || *level > std::numeric_limits<int>::max()) {
+    throw_pipeline_error(
+        text, option.column,
+        "option 'opt_level' of '" + clipped(node) + "' expects an integer in the range of int, but was given " +
+            type_with_article(config_type_of(option.value)) + " (" + format_option_value(option.value) + ")");
+  }
+  return static_cast<int>(*level);
+}
+
 template <class IR>
-AnyPass<IR> build_pipeline(const PipelineNode& node, std::string_view text, const PassRegistry<IR>& registry) {
+AnyPass<IR> build_pipeline(const PipelineNode& node, std::string_view text, const PassRegistry<IR>& registry,
+                           const NestScope* scope = nullptr);
+
+// NestText<IR>: a nest made from pipeline text: the DynamicNest, the kind it
+// was written with and how it prints (canonical: a nest without passes keeps
+// the options as written, since canonical text cannot tell it is a nest).
+template <class IR>
+class NestText : public CallablePass<NestText<IR>> {
+ public:
+  NestText(AnyPass<IR> nest, std::string text) : nest_(std::move(nest)), text_(std::move(text)) {}
+
+  PassInfo info() const noexcept { return nest_.info(); }
+  template <class Ctx>
+  IR transform(IR ir, Ctx& ctx) const {
+    return nest_.transform(std::move(ir), ctx);
+  }
+  const AnyPass<IR>& pass() const noexcept { return nest_; }
+  std::size_t nesting_depth() const noexcept { return nest_.nesting_depth(); }
+  const std::string& text() const noexcept { return text_; }
+
+ private:
+  AnyPass<IR> nest_;
+  std::string text_;
+};
+
+template <class IR>
+AnyPass<IR> build_pipeline(const PipelineNode& node, std::string_view text, const PassRegistry<IR>& registry,
+                           const NestScope* scope) {
   auto fail = [&](std::size_t column, const std::string& message) { throw_pipeline_error(text, column, message); };
+  if (node.name != sequential_name) {
+    if (const auto kind = registry.nest_kind(node.name)) return kind->build(node, text, registry);
+  }
   if (node.name == sequential_name) {
     std::string name(sequential_name);
     int opt_level = 0;
@@ -436,14 +504,7 @@ AnyPass<IR> build_pipeline(const PipelineNode& node, std::string_view text, cons
         }
         name = std::get<std::string>(option.value);
       } else if (option.key == "opt_level") {
-        const auto* level = std::get_if<std::int64_t>(&option.value);
-        if (!level || *level < std::numeric_limits<int>::min() || *level > std::numeric_limits<int>::max()) {
-          fail(option.column,
-               "option 'opt_level' of 'sequential' expects an integer in the range of int, but "
-               "was given " +
-                   type_with_article(given) + " (" + format_option_value(option.value) + ")");
-        }
-        opt_level = static_cast<int>(*level);
+        opt_level = opt_level_option(text, sequential_name, option);
       } else {
         constexpr std::string_view keys[] = {"name", "opt_level"};
         fail(option.column, "'sequential' has no option '" + clipped(option.key) +
@@ -453,13 +514,26 @@ AnyPass<IR> build_pipeline(const PipelineNode& node, std::string_view text, cons
     }
     std::vector<AnyPass<IR>> children;
     children.reserve(node.children.size());
-    for (const auto& child : node.children) children.push_back(build_pipeline(child, text, registry));
+    for (const auto& child : node.children) children.push_back(build_pipeline(child, text, registry, scope));
     return AnyPass<IR>(DynamicSequential<IR>(std::move(children), PassInfo{name, opt_level}));
   }
   if (!node.children.empty()) {
-    fail(node.children.front().column, "expected an option key=value in the options of '" + clipped(node.name) +
-                                           "' (only 'sequential' takes passes), found pass '" +
-                                           clipped(node.children.front().name) + "'");
+    const auto kinds = registry.nest_names();
+    fail(node.children.front().column,
+         "expected an option key=value in the options of '" + clipped(node.name) + "' (only 'sequential'" +
+             (kinds.empty() ? std::string(" takes passes")
+                            : " and nest kinds such as '" + kinds.front() + "' take passes") +
+             "), found pass '" + clipped(node.children.front().name) + "'");
+  }
+  if (!registry.contains(node.name)) {
+    // SPEC §11.11: a pass of the wrong level says where it belongs.
+    if (scope != nullptr && scope->parent_contains(scope->parent_registry, node.name)) {
+      fail(node.column, "'" + clipped(node.name) + "' is not a " + std::string(scope->unit_kind) + " pass");
+    }
+    if (const auto kind = registry.unit_level_kind(node.name)) {
+      fail(node.column, "'" + clipped(node.name) + "' is a " + std::string(kind->unit_kind) + " pass: nest it, as " +
+                            kind->name + "(" + clipped(node.name) + ")");
+    }
   }
   PassOptions options;
   for (const auto& option : node.options) options.emplace(option.key, option.value);
@@ -496,7 +570,7 @@ inline PipelineNode parse_pipeline_syntax(std::string_view text) { return detail
 inline std::string to_string(const PipelineNode& node) {
   std::vector<const PipelineOption*> options;
   for (const auto& option : node.options) {
-    if (node.name == detail::sequential_name && detail::is_default_sequential_option(option)) continue;
+    if (detail::drops_default_options(node) && detail::is_default_item_option(node.name, option)) continue;
     options.push_back(&option);
   }
   std::sort(options.begin(), options.end(), [](const auto* a, const auto* b) { return a->key < b->key; });
@@ -535,12 +609,90 @@ std::string print_pipeline(const RegistryPass<IR>& pass) {
   return pass.text();
 }
 
+// print_pipeline(nest, kind): kind(name=...,opt_level=...,serial=true,passes...) in canonical form.
+template <class Parent, class Unit>
+std::string print_pipeline(const DynamicNest<Parent, Unit>& nest, std::string_view kind = unit_kind_name<Unit>()) {
+  const PassInfo info = nest.info();
+  std::vector<std::string> items;
+  if (info.name != kind) items.push_back("name=" + detail::quote(info.name));
+  if (info.opt_level != 0) items.push_back("opt_level=" + std::to_string(info.opt_level));
+  if (nest.options().serial) items.push_back("serial=true");
+  for (const auto& child : nest.passes()) items.push_back(print_pipeline(child));
+  return detail::join_items(std::string(kind), items);
+}
+
+namespace detail {
+
+template <class Parent, class Unit>
+AnyPass<Parent> build_nest(const PipelineNode& node, std::string_view text, const PassRegistry<Unit>& units,
+                           const PassRegistry<Parent>& parents) {
+  std::string name = node.name;
+  int opt_level = 0;
+  NestOptions options{};
+  for (const auto& option : node.options) {
+    const ConfigType given = config_type_of(option.value);
+    if (option.key == "name") {
+      if (given != ConfigType::string) {
+        throw_pipeline_error(text, option.column,
+                             "option 'name' of '" + clipped(node.name) + "' expects a string, but was given " +
+                                 type_with_article(given) + " (" + format_option_value(option.value) + ")");
+      }
+      name = std::get<std::string>(option.value);
+    } else if (option.key == "opt_level") {
+      opt_level = opt_level_option(text, node.name, option);
+    } else if (option.key == "serial") {
+      if (given != ConfigType::boolean) {
+        throw_pipeline_error(text, option.column,
+                             "option 'serial' of '" + clipped(node.name) + "' expects a boolean, but was given " +
+                                 type_with_article(given) + " (" + format_option_value(option.value) + ")");
+      }
+      options.serial = std::get<bool>(option.value);
+    } else {
+      constexpr std::string_view keys[] = {"name", "opt_level", "serial"};
+      throw_pipeline_error(text, option.column,
+                           "'" + clipped(node.name) + "' has no option '" + clipped(option.key) +
+                               "'; expected name=\"...\", opt_level=N or serial=true|false, or a " +
+                               std::string(unit_kind_name<Unit>()) + " pass" +
+                               suggestion_text(option.key, keys, "options"));
+    }
+  }
+  const NestScope scope{unit_kind_name<Unit>(), &parents, +[](const void* registry, std::string_view n) {
+                          return static_cast<const PassRegistry<Parent>*>(registry)->contains(n);
+                        }};
+  std::vector<AnyPass<Unit>> children;
+  children.reserve(node.children.size());
+  for (const auto& child : node.children) children.push_back(build_pipeline<Unit>(child, text, units, &scope));
+  DynamicNest<Parent, Unit> nest(std::move(children), PassInfo{name, opt_level}, options);
+  // With passes: canonical text drops the defaults; without: as written.
+  std::string printed = node.children.empty() ? to_string(node) : print_pipeline(nest, node.name);
+  return AnyPass<Parent>(NestText<Parent>(AnyPass<Parent>(std::move(nest)), std::move(printed)));
+}
+
+// print_code_nest(pass): a DynamicNest made in code, over a unit type IR lists.
+template <class IR, class... Us>
+bool print_code_nest(const AnyPass<IR>& pass, std::string& out, unit_list<Us...>*) {
+  return ([&] {
+    if (const auto* n = pass.template target<DynamicNest<IR, Us>>()) {
+      out = print_pipeline(*n);
+      return true;
+    }
+    return false;
+  }() || ...);
+}
+
+}  // namespace detail
+
 // print_pipeline(pass): see the header comment.
 template <class IR>
 std::string print_pipeline(const AnyPass<IR>& pass) {
   if (const auto* p = pass.template target<RegistryPass<IR>>()) return print_pipeline(*p);
   if (const auto* p = pass.template target<DynamicSequential<IR>>()) return print_pipeline(*p);
   if (const auto* p = pass.template target<AnyPass<IR>>()) return print_pipeline(*p);
+  if (const auto* p = pass.template target<detail::NestText<IR>>()) return p->text();
+  if constexpr (requires { typename ir_traits<IR>::unit_types; }) {
+    std::string out;
+    if (detail::print_code_nest(pass, out, static_cast<typename ir_traits<IR>::unit_types*>(nullptr))) return out;
+  }
   const std::string_view name = pass.info().name;
   if (name == detail::sequential_name) {
     throw Error(

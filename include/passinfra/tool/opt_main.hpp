@@ -930,7 +930,8 @@ class Driver {
         return usage("--verify-each: this IR has no verifier (ir_traits<IR>::verify is missing)");
       }
     }
-    // Pass names in list options must be registered (SPEC §12.1).
+    // Pass names in list options must be registered (SPEC §12.1); a nest
+    // kind's name counts (--disable-pass=function skips those nests, SPEC §11.3).
     const std::vector<std::string> names = registry_.names();
     const std::pair<const char*, const std::vector<std::string>*> lists[] = {{"--required-pass", &f.required},
                                                                              {"--disable-pass", &f.disabled},
@@ -939,7 +940,7 @@ class Driver {
                                                                              {"--filter-passes", &f.filter}};
     for (const auto& [flag, list] : lists) {
       for (const auto& name : *list) {
-        if (std::find(names.begin(), names.end(), name) == names.end()) {
+        if (std::find(names.begin(), names.end(), name) == names.end() && !registry_.contains_nest(name)) {
           return usage(std::string(flag) + ": unknown pass name '" + clipped(name) + "'" +
                        suggestion_text(name, names, "names"));
         }
