@@ -1,0 +1,102 @@
+"""passinfra.tinyir: tinyir (passinfra's small Relay-like IR) with Relay's spellings.
+
+IRModule                  from_expr(fn), mod["main"] (get / set), print(mod), astext(show_meta_data=True)
+parse(text)               the module a Relay-like text describes
+var(name, type_annotation=None, shape=None, dtype="float32"), TensorType(shape, dtype)
+const(value, dtype=None)  a number (scalar) or an array (numpy; shape, dtype, data)
+add, subtract, multiply, divide, nn.conv2d, nn.relu, ...; Function(params, body)
+transform                 InferType(), FoldConstant(), ... (passinfra.tinyir.transform)
+testing.resnet            get_workload(num_layers=18, batch_size=1, image_shape=(3, 224, 224))
+"""
+from .. import _core as _c
+
+_t = _c.tinyir
+
+Expr = _t.Expr
+IRModule = _t.IRModule
+parse = _t.parse
+Function = _t.Function
+
+
+class TensorType:
+    """A tensor type: shape and dtype (what var() takes as its type annotation)."""
+
+    def __init__(self, shape, dtype="float32"):
+        self.shape = tuple(int(d) for d in shape)
+        self.dtype = dtype
+
+    def __repr__(self):
+        return "TensorType({}, {!r})".format(self.shape, self.dtype)
+
+
+def var(name_hint, type_annotation=None, shape=None, dtype="float32"):
+    """A variable; its type from `type_annotation` (a TensorType) or `shape` and `dtype`."""
+    if type_annotation is not None:
+        if not isinstance(type_annotation, TensorType):
+            raise TypeError(
+                "var: type_annotation expected a passinfra.tinyir.TensorType; got {}".format(
+                    type(type_annotation).__name__
+                )
+            )
+        shape, dtype = type_annotation.shape, type_annotation.dtype
+    return _t.var(name_hint, None if shape is None else [int(d) for d in shape], dtype)
+
+
+def const(value, dtype=None):
+    """A constant: a number (rank 0) or an array with .shape and .flatten() (numpy)."""
+    return _t.const(value, dtype)
+
+
+def _call(op, args, **attrs):
+    return _t.call(op, list(args), {k: v for k, v in attrs.items() if v is not None})
+
+
+def add(lhs, rhs):
+    return _call("add", [lhs, rhs])
+
+
+def subtract(lhs, rhs):
+    return _call("subtract", [lhs, rhs])
+
+
+def multiply(lhs, rhs):
+    return _call("multiply", [lhs, rhs])
+
+
+def divide(lhs, rhs):
+    return _call("divide", [lhs, rhs])
+
+
+def expand_dims(data, axis, num_newaxis=1):
+    return _call("expand_dims", [data], axis=axis, num_newaxis=num_newaxis)
+
+
+def layout_transform(data, src_layout, dst_layout):
+    return _call("layout_transform", [data], src_layout=src_layout, dst_layout=dst_layout)
+
+
+def reshape(data, newshape):
+    return _call("reshape", [data], newshape=list(newshape))
+
+
+from . import nn, transform, testing  # noqa: E402  (they use the names above)
+
+__all__ = [
+    "Expr",
+    "IRModule",
+    "parse",
+    "Function",
+    "TensorType",
+    "var",
+    "const",
+    "add",
+    "subtract",
+    "multiply",
+    "divide",
+    "expand_dims",
+    "layout_transform",
+    "reshape",
+    "nn",
+    "transform",
+    "testing",
+]
