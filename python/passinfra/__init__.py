@@ -4,8 +4,30 @@
     from passinfra import transform, instrument, tinyir
 """
 from . import _core
-from ._core import PassError
+from ._core import PassError, set_log_sink
 from . import transform, instrument, tinyir
 from .tinyir import IRModule
 
-__all__ = ["PassError", "transform", "instrument", "tinyir", "IRModule"]
+_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+
+
+def log_to_stderr(level="INFO"):
+    """Send passinfra's log lines at `level` and above to sys.stderr as
+    "[passinfra] LEVEL: message" (as the C++ examples do); the default sink
+    writes WARNING and above only. set_log_sink(None) restores it."""
+    import sys
+
+    if level not in _LEVELS:
+        raise ValueError("log_to_stderr: level expected one of {}; got {!r}".format(_LEVELS, level))
+    least = _LEVELS.index(level)
+
+    def sink(lvl, message):
+        if _LEVELS.index(lvl) >= least:
+            sys.stdout.flush()
+            sys.stderr.write("[passinfra] {}: {}\n".format(lvl, message))
+            sys.stderr.flush()
+
+    set_log_sink(sink)
+
+
+__all__ = ["PassError", "set_log_sink", "log_to_stderr", "transform", "instrument", "tinyir", "IRModule"]

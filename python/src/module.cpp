@@ -1,6 +1,9 @@
 // python/src/module.cpp — passinfra._core: the module, its exceptions, and the
 // bindings of the other TUs.
 #include <exception>
+#include <optional>
+#include <string>
+#include <string_view>
 
 #include "common.hpp"
 
@@ -24,6 +27,29 @@ PYBIND11_MODULE(_core, m) {
       PyErr_SetString(pass_error_type, e.what());
     }
   });
+
+  // set_log_sink(sink): passinfra's log (SPEC §9) goes to sink(level, message)
+  // (level "DEBUG" ... "ERROR"), called with the GIL from any thread; None
+  // restores the default sink (WARNING and above to stderr). An exception
+  // raised by the sink is reported as unraisable and dropped.
+  m.def(
+      "set_log_sink",
+      [](const std::optional<py::function>& sink) {
+        if (!sink) {
+          passinfra::set_log_sink({});
+          return;
+        }
+        passinfra_py::GilRef ref(*sink);
+        passinfra::set_log_sink([ref](passinfra::LogLevel level, std::string_view message) {
+          py::gil_scoped_acquire gil;
+          try {
+            ref.get()(std::string(passinfra::to_string(level)), std::string(message));
+          } catch (py::error_already_set& e) {
+            e.discard_as_unraisable("passinfra log sink");
+          }
+        });
+      },
+      py::arg("sink"));
 
   passinfra_py::init_transform(m);
   passinfra_py::init_instrument(m);

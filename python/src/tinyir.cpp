@@ -97,6 +97,16 @@ void init_tinyir(py::module_& m) {
       .def("__eq__", [](const PyExpr& a, const PyExpr& b) { return a.expr == b.expr; })
       .def("__hash__", [](const PyExpr& e) { return std::hash<const void*>{}(e.expr.get()); })
       .def_property_readonly("name_hint", [](const PyExpr& e) { return expect<tinyir::VarNode>(e, "Var")->name; })
+      .def_property_readonly("shape",
+                             [](const PyExpr& e) -> py::object {
+                               // a Var's annotated tensor shape, a Constant's shape (else None)
+                               tinyir::Type type;
+                               if (auto v = tinyir::downcast<tinyir::VarNode>(e.expr)) type = v->type_annotation;
+                               if (auto c = tinyir::downcast<tinyir::ConstantNode>(e.expr)) type = c->type;
+                               const tinyir::TensorType* tensor = type ? tinyir::as_tensor(type) : nullptr;
+                               if (tensor == nullptr) return py::none();
+                               return py::tuple(py::cast(tensor->shape));
+                             })
       .def_property_readonly("op_name", [](const PyExpr& e) { return expect<tinyir::CallNode>(e, "Call")->op; })
       .def_property_readonly("args",
                              [](const PyExpr& e) {

@@ -162,7 +162,13 @@ std::unique_ptr<PyContext> make_context(int opt_level, std::vector<std::string> 
 }  // namespace
 
 PyContext::~PyContext() {
-  scopes.clear();  // a `with` never exited: exit now, before the context goes
+  // A `with` never exited (its frame was dropped): exit now, before the
+  // context goes; a failing exit hook is logged and dropped.
+  while (!scopes.empty()) {
+    auto scope = std::move(scopes.back());
+    scopes.pop_back();
+    leave_with_exception_in_flight(std::move(scope));
+  }
   unregister(this);
 }
 
@@ -300,7 +306,9 @@ void init_transform(py::module_& m) {
              if (in_flight) {
                leave_with_exception_in_flight(std::move(scope));
              } else {
-               scope.reset();  // the exit hooks; a failing one propagates (SPEC §5.2)
+               // The exit hooks; a failing one propagates (SPEC §5.2). Not
+               // through unique_ptr::reset, which is noexcept.
+               delete scope.release();
              }
              return false;
            })
