@@ -30,4 +30,9 @@ def log_to_stderr(level="INFO"):
     set_log_sink(sink)
 
 
+# As TVM, whose pass infrastructure logs SPEC §5's lines at INFO to stderr:
+# passinfra's INFO lines and above go to stderr as "[passinfra] LEVEL: message".
+# set_log_sink(None) restores the C++ default (WARNING and above).
+log_to_stderr("INFO")
+
 __all__ = ["PassError", "set_log_sink", "log_to_stderr", "transform", "instrument", "tinyir", "IRModule"]

@@ -92,6 +92,19 @@ struct PyContext {
 struct PyExpr {
   tinyir::Expr expr;
 };
+// One class per kind (passinfra.tinyir.expr.Call, ...); wrap(e) makes the one of e's kind.
+struct PyVar : PyExpr {};
+struct PyConstant : PyExpr {};
+struct PyCall : PyExpr {};
+struct PyLet : PyExpr {};
+struct PyTuple : PyExpr {};
+struct PyTupleGetItem : PyExpr {};
+struct PyFunction : PyExpr {};
+// An operator, as Call.op (passinfra.tinyir.Op, with .name).
+struct PyOp {
+  std::string name;
+};
+py::object wrap(tinyir::Expr e);
 
 // InstrumentBase: a C++ instrument bound to Python.
 struct InstrumentBase {

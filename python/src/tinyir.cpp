@@ -6,6 +6,10 @@
 #include <utility>
 #include <vector>
 
+#include <pybind11/numpy.h>
+
+#include <unordered_map>
+
 #include "common.hpp"
 
 namespace passinfra_py {
@@ -75,80 +79,199 @@ PyExpr make_const(const py::object& value, std::optional<std::string> dtype) {
     return {tinyir::make_scalar(value.cast<float>(),
                                 dtype.value_or(py::isinstance<py::int_>(value) ? "int32" : "float32"))};
   }
-  if (py::hasattr(value, "shape") && py::hasattr(value, "flatten")) {
+  if (py::hasattr(value, "shape") && py::hasattr(value, "dtype")) {
+    // an array (numpy): its values as float32, row-major (tinyir's constants hold floats)
     std::vector<std::int64_t> shape = value.attr("shape").cast<std::vector<std::int64_t>>();
     std::string dt = dtype ? *dtype : std::string(py::str(value.attr("dtype")));
-    std::vector<float> data = value.attr("flatten")().attr("tolist")().cast<std::vector<float>>();
+    auto array = py::array_t<float, py::array::c_style | py::array::forcecast>::ensure(value);
+    if (!array) throw py::type_error("const(value): the array cannot be read as float32");
+    std::vector<float> data(array.data(), array.data() + array.size());
     return {tinyir::make_constant(tinyir::tensor_type(std::move(shape), std::move(dt)), std::move(data))};
   }
   throw py::type_error("const(value, dtype): expected a number or an array (with .shape and .flatten()); got " +
                        std::string(py::str(py::type::of(value).attr("__name__"))));
 }
 
+template <class T>
+const T& node(const PyExpr& e) {
+  return *expect<T>(e, kind_name(T::kKind));
+}
+
+py::object shape_of(const tinyir::Type& type) {
+  const tinyir::TensorType* tensor = tinyir::as_tensor(type);
+  if (tensor == nullptr) return py::none();
+  return py::tuple(py::cast(tensor->shape));
+}
+py::object dtype_of(const tinyir::Type& type) {
+  const tinyir::TensorType* tensor = tinyir::as_tensor(type);
+  if (tensor == nullptr) return py::none();
+  return py::str(tensor->dtype);
+}
+
+py::dict attrs_dict(const tinyir::Attrs& attrs) {
+  py::dict out;
+  for (const auto& [key, value] : attrs) {
+    py::object v;
+    if (value.is_int()) {
+      v = py::int_(value.as_int());
+    } else if (value.is_double()) {
+      v = py::float_(value.as_double());
+    } else if (value.is_string()) {
+      v = py::str(value.as_string());
+    } else {
+      v = py::tuple(py::cast(value.as_ints()));
+    }
+    out[py::str(key)] = v;
+  }
+  return out;
+}
+
+py::list wrap_all(const std::vector<tinyir::Expr>& exprs) {
+  py::list out;
+  for (const auto& e : exprs) out.append(wrap(e));
+  return out;
+}
+
+// bind_params_by_name(func, params): Relay's: the parameters named in `params`
+// replaced by constants (a value: a Constant, a number or an array).
+py::object bind_params_by_name(const PyExpr& func, const py::dict& params) {
+  const auto fn = expect<tinyir::FunctionNode>(func, "Function");
+  std::unordered_map<const tinyir::VarNode*, tinyir::Expr> binds;
+  std::vector<tinyir::Var> kept;
+  for (const tinyir::Var& p : fn->params) {
+    py::str name(p->name);
+    if (!params.contains(name)) {
+      kept.push_back(p);
+      continue;
+    }
+    py::object value = params[name];
+    tinyir::Expr bound = py::isinstance<PyExpr>(value)
+                             ? value.cast<const PyExpr&>().expr
+                             : make_const(value, dtype_of(p->type_annotation).cast<std::optional<std::string>>()).expr;
+    binds.emplace(p.get(), std::move(bound));
+  }
+  tinyir::Expr body = tinyir::substitute(fn->body, binds);
+  return wrap(tinyir::make_function(std::move(kept), std::move(body), fn->ret_type, fn->attrs));
+}
+
 }  // namespace
+
+py::object wrap(tinyir::Expr e) {
+  if (!e) return py::none();
+  switch (e->kind) {
+    case tinyir::ExprKind::Var:
+      return py::cast(PyVar{{std::move(e)}});
+    case tinyir::ExprKind::Constant:
+      return py::cast(PyConstant{{std::move(e)}});
+    case tinyir::ExprKind::Call:
+      return py::cast(PyCall{{std::move(e)}});
+    case tinyir::ExprKind::Let:
+      return py::cast(PyLet{{std::move(e)}});
+    case tinyir::ExprKind::Tuple:
+      return py::cast(PyTuple{{std::move(e)}});
+    case tinyir::ExprKind::TupleGetItem:
+      return py::cast(PyTupleGetItem{{std::move(e)}});
+    case tinyir::ExprKind::Function:
+      return py::cast(PyFunction{{std::move(e)}});
+  }
+  return py::cast(PyExpr{std::move(e)});
+}
 
 void init_tinyir(py::module_& m) {
   py::module_ t = m.def_submodule("tinyir", "tinyir bound with Relay's spellings");
 
+  // Expressions: Expr and one subclass per kind (relay.expr's classes); an
+  // expression coming from C++ is made an object of its kind's class (wrap).
   py::class_<PyExpr>(t, "Expr")
       .def_property_readonly("kind", [](const PyExpr& e) { return kind_name(e.expr->kind); })
       .def("astext", [](const PyExpr& e) { return tinyir::print(e.expr); })
       .def("__str__", [](const PyExpr& e) { return tinyir::print(e.expr); })
       .def("__eq__", [](const PyExpr& a, const PyExpr& b) { return a.expr == b.expr; })
       .def("__hash__", [](const PyExpr& e) { return std::hash<const void*>{}(e.expr.get()); })
-      .def_property_readonly("name_hint", [](const PyExpr& e) { return expect<tinyir::VarNode>(e, "Var")->name; })
-      .def_property_readonly("shape",
-                             [](const PyExpr& e) -> py::object {
-                               // a Var's annotated tensor shape, a Constant's shape (else None)
-                               tinyir::Type type;
-                               if (auto v = tinyir::downcast<tinyir::VarNode>(e.expr)) type = v->type_annotation;
-                               if (auto c = tinyir::downcast<tinyir::ConstantNode>(e.expr)) type = c->type;
-                               const tinyir::TensorType* tensor = type ? tinyir::as_tensor(type) : nullptr;
-                               if (tensor == nullptr) return py::none();
-                               return py::tuple(py::cast(tensor->shape));
+      .def("same_as", [](const PyExpr& a, const PyExpr& b) { return a.expr == b.expr; });
+
+  py::class_<PyOp>(t, "Op")
+      .def_readonly("name", &PyOp::name)
+      .def("__str__", [](const PyOp& op) { return op.name; })
+      .def("__eq__", [](const PyOp& a, const PyOp& b) { return a.name == b.name; })
+      .def("__hash__", [](const PyOp& op) { return std::hash<std::string>{}(op.name); });
+
+  py::class_<PyVar, PyExpr>(t, "Var")
+      .def_property_readonly("name_hint", [](const PyVar& e) { return node<tinyir::VarNode>(e).name; })
+      .def_property_readonly("shape", [](const PyVar& e) { return shape_of(node<tinyir::VarNode>(e).type_annotation); })
+      .def_property_readonly("dtype",
+                             [](const PyVar& e) { return dtype_of(node<tinyir::VarNode>(e).type_annotation); });
+  py::class_<PyConstant, PyExpr>(t, "Constant")
+      .def_property_readonly("shape", [](const PyConstant& e) { return shape_of(node<tinyir::ConstantNode>(e).type); })
+      .def_property_readonly("dtype", [](const PyConstant& e) { return dtype_of(node<tinyir::ConstantNode>(e).type); })
+      .def_property_readonly("has_data",
+                             [](const PyConstant& e) { return node<tinyir::ConstantNode>(e).data.has_value(); });
+  py::class_<PyCall, PyExpr>(t, "Call")
+      .def_property_readonly("op",
+                             [](const PyCall& e) -> py::object {
+                               const auto& call = node<tinyir::CallNode>(e);
+                               if (call.fn) return wrap(call.fn);  // a call of a function value: no .name
+                               return py::cast(PyOp{call.op});
                              })
-      .def_property_readonly("op_name", [](const PyExpr& e) { return expect<tinyir::CallNode>(e, "Call")->op; })
-      .def_property_readonly("args",
-                             [](const PyExpr& e) {
-                               std::vector<PyExpr> out;
-                               for (const auto& a : expect<tinyir::CallNode>(e, "Call")->args) out.push_back({a});
-                               return out;
-                             })
+      .def_property_readonly("args", [](const PyCall& e) { return wrap_all(node<tinyir::CallNode>(e).args); })
+      .def_property_readonly("attrs", [](const PyCall& e) { return attrs_dict(node<tinyir::CallNode>(e).attrs); });
+  py::class_<PyLet, PyExpr>(t, "Let")
+      .def_property_readonly("var", [](const PyLet& e) { return wrap(node<tinyir::LetNode>(e).var); })
+      .def_property_readonly("value", [](const PyLet& e) { return wrap(node<tinyir::LetNode>(e).value); })
+      .def_property_readonly("body", [](const PyLet& e) { return wrap(node<tinyir::LetNode>(e).body); });
+  py::class_<PyTuple, PyExpr>(t, "Tuple").def_property_readonly("fields", [](const PyTuple& e) {
+    return wrap_all(node<tinyir::TupleNode>(e).fields);
+  });
+  py::class_<PyTupleGetItem, PyExpr>(t, "TupleGetItem")
+      .def_property_readonly("tuple_value",
+                             [](const PyTupleGetItem& e) { return wrap(node<tinyir::TupleGetItemNode>(e).tuple); })
+      .def_property_readonly("index", [](const PyTupleGetItem& e) { return node<tinyir::TupleGetItemNode>(e).index; });
+  py::class_<PyFunction, PyExpr>(t, "Function")
+      .def(py::init([](const std::vector<PyExpr>& params, const PyExpr& body) {
+             std::vector<tinyir::Var> ps;
+             for (const auto& p : params) ps.push_back(expect<tinyir::VarNode>(p, "Var"));
+             return PyFunction{{tinyir::make_function(std::move(ps), body.expr)}};
+           }),
+           py::arg("params"), py::arg("body"))
       .def_property_readonly("params",
-                             [](const PyExpr& e) {
-                               std::vector<PyExpr> out;
-                               for (const auto& p : expect<tinyir::FunctionNode>(e, "Function")->params)
-                                 out.push_back({p});
+                             [](const PyFunction& e) {
+                               py::list out;
+                               for (const auto& p : node<tinyir::FunctionNode>(e).params) out.append(wrap(p));
                                return out;
                              })
-      .def_property_readonly("body",
-                             [](const PyExpr& e) { return PyExpr{expect<tinyir::FunctionNode>(e, "Function")->body}; });
+      .def_property_readonly("body", [](const PyFunction& e) { return wrap(node<tinyir::FunctionNode>(e).body); })
+      .def_property_readonly("attrs",
+                             [](const PyFunction& e) { return attrs_dict(node<tinyir::FunctionNode>(e).attrs); });
+
+  t.def(
+      "post_order_visit",
+      [](const PyExpr& e, const py::function& fn) {
+        tinyir::post_order_visit(e.expr, [&](const tinyir::Expr& n) { fn(wrap(n)); });
+      },
+      py::arg("expr"), py::arg("fvisit"));
+  t.def("bind_params_by_name", &bind_params_by_name, py::arg("func"), py::arg("params"));
 
   t.def(
       "var",
       [](std::string name, std::optional<std::vector<std::int64_t>> shape, std::string dtype) {
         tinyir::Type type = shape ? tinyir::tensor_type(std::move(*shape), std::move(dtype)) : nullptr;
-        return PyExpr{tinyir::make_var(std::move(name), std::move(type))};
+        return wrap(tinyir::make_var(std::move(name), std::move(type)));
       },
       py::arg("name_hint"), py::arg("shape") = py::none(), py::arg("dtype") = "float32");
-  t.def("const", &make_const, py::arg("value"), py::arg("dtype") = py::none());
+  t.def(
+      "const",
+      [](const py::object& value, std::optional<std::string> dtype) {
+        return wrap(make_const(value, std::move(dtype)).expr);
+      },
+      py::arg("value"), py::arg("dtype") = py::none());
   t.def(
       "call",
       [](std::string op, const std::vector<PyExpr>& args, const py::dict& attrs) {
         std::vector<tinyir::Expr> a;
         for (const auto& e : args) a.push_back(e.expr);
-        return PyExpr{tinyir::make_call(std::move(op), std::move(a), to_attrs(attrs))};
+        return wrap(tinyir::make_call(std::move(op), std::move(a), to_attrs(attrs)));
       },
       py::arg("op"), py::arg("args"), py::arg("attrs") = py::dict());
-  t.def(
-      "Function",
-      [](const std::vector<PyExpr>& params, const PyExpr& body) {
-        std::vector<tinyir::Var> ps;
-        for (const auto& p : params) ps.push_back(expect<tinyir::VarNode>(p, "Var"));
-        return PyExpr{tinyir::make_function(std::move(ps), body.expr)};
-      },
-      py::arg("params"), py::arg("body"));
-
   py::class_<IR>(t, "IRModule")
       .def(py::init<>())
       .def_static(
@@ -157,7 +280,7 @@ void init_tinyir(py::module_& m) {
             return IR{{"main", expect<tinyir::FunctionNode>(e, "Function")}};
           },
           py::arg("expr"))
-      .def("__getitem__", [](const IR& mod, const std::string& name) { return PyExpr{mod[name]}; })
+      .def("__getitem__", [](const IR& mod, const std::string& name) { return wrap(mod[name]); })
       .def("__setitem__",
            [](IR& mod, std::string name, const PyExpr& fn) {
              mod.update(std::move(name), expect<tinyir::FunctionNode>(fn, "Function"));

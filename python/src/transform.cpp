@@ -105,7 +105,7 @@ Pass make_function_pass(py::function fn, const std::string& name, int opt_level,
       passinfra::PassInfo(*owned_name, opt_level),
       [owned_name, body](tinyir::Function func, const IR& mod, auto& /*ctx*/) -> tinyir::Function {
         py::gil_scoped_acquire gil;
-        py::object result = body.get()(PyExpr{std::move(func)}, mod, current_context_object());
+        py::object result = body.get()(wrap(std::move(func)), mod, current_context_object());
         auto expr = result_of<PyExpr>(result, *owned_name, "a passinfra.tinyir.Function");
         auto out = tinyir::downcast<tinyir::FunctionNode>(expr.expr);
         if (!out) throw py::type_error("pass '" + *owned_name + "' returned an expression that is not a Function");

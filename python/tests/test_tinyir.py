@@ -86,7 +86,7 @@ def test_passes_have_relays_names_and_levels():
 
 def test_convert_layout_on_resnet():
     mod, params = relay.testing.resnet.get_workload(num_layers=18, batch_size=1, image_shape=(3, 224, 224))
-    assert params["conv0_weight"] == (64, 3, 7, 7)
+    assert params["conv0_weight"].shape == (64, 3, 7, 7) and not params["conv0_weight"].any()
     assert "data" not in params
     seq = transform.Sequential(
         [
@@ -101,3 +101,43 @@ def test_convert_layout_on_resnet():
     assert 'data_layout="NHWC"' in text and "layout_transform" in text
     with pytest.raises(ValueError):
         relay.testing.resnet.get_workload(num_layers=50)
+
+
+def test_expression_classes_and_post_order_visit(mod):
+    main = mod["main"]
+    assert isinstance(main, relay.expr.Function) and isinstance(main, relay.Expr)
+    kinds = []
+    ops = []
+
+    def visit(node):
+        kinds.append(type(node).__name__)
+        if isinstance(node, relay.expr.Call) and hasattr(node.op, "name"):
+            ops.append(node.op.name)
+
+    relay.analysis.post_order_visit(main, visit)
+    # operands first, every distinct node once, the function last
+    assert kinds[-1] == "Function"
+    assert ops == ["nn.conv2d", "add", "multiply", "add", "add", "add", "add"]
+    assert kinds.count("Constant") == 2  # c (shared) and 2f
+    call = main.body
+    assert isinstance(call, relay.Call) and call.op.name == "add" and len(call.args) == 2
+    conv = relay.nn.conv2d(relay.var("x", shape=(1, 3, 8, 8)), relay.var("w", shape=(4, 3, 3, 3)), padding=(1, 1))
+    assert conv.attrs["padding"] == (1, 1, 1, 1)  # normalized to 4 values, as Relay does
+
+
+def test_bind_params_by_name_makes_constants(mod):
+    main = mod["main"]
+    w = np.ones((64, 64, 3, 3), dtype="float32")
+    bound = relay.build_module.bind_params_by_name(main, {"weight": w})
+    assert [p.name_hint for p in bound.params] == ["x"]
+    consts = []
+    relay.analysis.post_order_visit(bound, lambda n: consts.append(n) if isinstance(n, relay.Constant) else None)
+    assert any(c.shape == (64, 64, 3, 3) and c.has_data for c in consts)
+    with pytest.raises(TypeError, match="params"):
+        relay.build_module.bind_params_by_name(main, [w])
+
+
+def test_fold_scale_axis_is_fold_constant_at_opt_level_3(mod):
+    p = relay.transform.FoldScaleAxis()
+    assert (p.info.name, p.info.opt_level) == ("FoldScaleAxis", 3)
+    assert str(p(mod)) == str(relay.transform.FoldConstant()(mod))

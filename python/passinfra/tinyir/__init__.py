@@ -7,15 +7,16 @@ const(value, dtype=None)  a number (scalar) or an array (numpy; shape, dtype, da
 add, subtract, multiply, divide, nn.conv2d, nn.relu, ...; Function(params, body)
 transform                 InferType(), FoldConstant(), ... (passinfra.tinyir.transform)
 testing.resnet            get_workload(num_layers=18, batch_size=1, image_shape=(3, 224, 224))
+expr                      Expr, Var, Constant, Call (op.name), Let, Tuple, TupleGetItem, Function, Op
+analysis.post_order_visit, build_module.bind_params_by_name
 """
 from .. import _core as _c
 
 _t = _c.tinyir
 
-Expr = _t.Expr
 IRModule = _t.IRModule
 parse = _t.parse
-Function = _t.Function
+from .expr import Call, Constant, Expr, Function, Let, Op, Tuple, TupleGetItem, Var  # noqa: E402
 
 
 class TensorType:
@@ -79,10 +80,20 @@ def reshape(data, newshape):
     return _call("reshape", [data], newshape=list(newshape))
 
 
-from . import nn, transform, testing  # noqa: E402  (they use the names above)
+from . import analysis, build_module, expr, nn, testing, transform  # noqa: E402  (they use the names above)
 
 __all__ = [
     "Expr",
+    "Var",
+    "Constant",
+    "Call",
+    "Let",
+    "Tuple",
+    "TupleGetItem",
+    "Op",
+    "analysis",
+    "build_module",
+    "expr",
     "IRModule",
     "parse",
     "Function",

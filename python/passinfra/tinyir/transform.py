@@ -1,7 +1,7 @@
 """passinfra.tinyir.transform: tinyir's passes (Relay's names, opt_levels and
 requirements), made through the pass registry."""
 from .. import _core as _c
-from ..transform import FunctionPass, ModulePass, Pass
+from ..transform import FunctionPass, ModulePass, Pass, Sequential
 
 
 def _create(base, name, **options):
@@ -48,6 +48,14 @@ def ConvertLayout(desired_layouts):  # noqa: N802
     return FunctionPass(_c.create_pass("ConvertLayout", {k: list(v) for k, v in desired_layouts.items()}))
 
 
+def FoldScaleAxis():  # noqa: N802
+    """Relay's FoldScaleAxis is Sequential([BackwardFoldScaleAxis, ForwardFoldScaleAxis,
+    FoldConstant], opt_level=3, name="FoldScaleAxis"); tinyir has no scale-axis
+    folding, so this is the part that runs at the default opt_level: FoldConstant
+    (as the C++ example's fold_scale_axis)."""
+    return Sequential([FoldConstant()], opt_level=3, name="FoldScaleAxis")
+
+
 def AnnotateSpans():  # noqa: N802
     return _create(ModulePass, "AnnotateSpans")
 
@@ -63,5 +71,6 @@ __all__ = [
     "ToANormalForm",
     "CanonicalizeOps",
     "ConvertLayout",
+    "FoldScaleAxis",
     "AnnotateSpans",
 ]

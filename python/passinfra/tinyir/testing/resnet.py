@@ -2,8 +2,9 @@
 
 get_workload(num_layers=18, batch_size=1, image_shape=(3, 224, 224), dtype="float32")
     -> (mod, params). tinyir builds ResNet-18, batch 1, 3x224x224, float32 (NCHW) only;
-    other arguments raise ValueError. tinyir constants need not hold data, so `params`
-    maps each weight's name to its shape (a tuple), not to an array.
+    other arguments raise ValueError. `params` maps each weight's name (every parameter
+    of @main but %data) to a numpy array of zeros of its shape: tinyir's workload has no
+    trained or random weights (the C++ example binds zeros too). Needs numpy.
 """
 from .. import _t
 
@@ -14,9 +15,11 @@ def get_workload(num_layers=18, batch_size=1, image_shape=(3, 224, 224), dtype="
             "get_workload: tinyir builds ResNet-18 with batch_size=1, image_shape=(3, 224, 224), "
             "dtype='float32' only"
         )
+    import numpy as np
+
     mod = _t.resnet18(False)
     params = {}
     for p in mod["main"].params:
         if p.name_hint != "data":
-            params[p.name_hint] = tuple(p.shape)
+            params[p.name_hint] = np.zeros(p.shape, dtype=p.dtype)
     return mod, params
