@@ -92,6 +92,14 @@ PyExpr make_const(const py::object& value, std::optional<std::string> dtype) {
                        std::string(py::str(py::type::of(value).attr("__name__"))));
 }
 
+// The text Relay prints: `/* ty=... */` after each binding whose type has been
+// inferred (none before InferType), the metadata section.
+tinyir::PrintOptions typed_text() {
+  tinyir::PrintOptions options;
+  options.show_types = true;
+  return options;
+}
+
 template <class T>
 const T& node(const PyExpr& e) {
   return *expect<T>(e, kind_name(T::kKind));
@@ -184,8 +192,8 @@ void init_tinyir(py::module_& m) {
   // expression coming from C++ is made an object of its kind's class (wrap).
   py::class_<PyExpr>(t, "Expr")
       .def_property_readonly("kind", [](const PyExpr& e) { return kind_name(e.expr->kind); })
-      .def("astext", [](const PyExpr& e) { return tinyir::print(e.expr); })
-      .def("__str__", [](const PyExpr& e) { return tinyir::print(e.expr); })
+      .def("astext", [](const PyExpr& e) { return tinyir::print(e.expr, typed_text()); })
+      .def("__str__", [](const PyExpr& e) { return tinyir::print(e.expr, typed_text()); })
       .def("__eq__", [](const PyExpr& a, const PyExpr& b) { return a.expr == b.expr; })
       .def("__hash__", [](const PyExpr& e) { return std::hash<const void*>{}(e.expr.get()); })
       .def("same_as", [](const PyExpr& a, const PyExpr& b) { return a.expr == b.expr; });
@@ -216,13 +224,26 @@ void init_tinyir(py::module_& m) {
       .def_property_readonly("args", [](const PyCall& e) { return wrap_all(node<tinyir::CallNode>(e).args); })
       .def_property_readonly("attrs", [](const PyCall& e) { return attrs_dict(node<tinyir::CallNode>(e).attrs); });
   py::class_<PyLet, PyExpr>(t, "Let")
+      .def(py::init([](const PyExpr& var, const PyExpr& value, const PyExpr& body) {
+             return PyLet{{tinyir::make_let(expect<tinyir::VarNode>(var, "Var"), value.expr, body.expr)}};
+           }),
+           py::arg("var"), py::arg("value"), py::arg("body"))
       .def_property_readonly("var", [](const PyLet& e) { return wrap(node<tinyir::LetNode>(e).var); })
       .def_property_readonly("value", [](const PyLet& e) { return wrap(node<tinyir::LetNode>(e).value); })
       .def_property_readonly("body", [](const PyLet& e) { return wrap(node<tinyir::LetNode>(e).body); });
-  py::class_<PyTuple, PyExpr>(t, "Tuple").def_property_readonly("fields", [](const PyTuple& e) {
-    return wrap_all(node<tinyir::TupleNode>(e).fields);
-  });
+  py::class_<PyTuple, PyExpr>(t, "Tuple")
+      .def(py::init([](const std::vector<PyExpr>& fields) {
+             std::vector<tinyir::Expr> f;
+             for (const auto& e : fields) f.push_back(e.expr);
+             return PyTuple{{tinyir::make_tuple_expr(std::move(f))}};
+           }),
+           py::arg("fields"))
+      .def_property_readonly("fields", [](const PyTuple& e) { return wrap_all(node<tinyir::TupleNode>(e).fields); });
   py::class_<PyTupleGetItem, PyExpr>(t, "TupleGetItem")
+      .def(py::init([](const PyExpr& tuple, int index) {
+             return PyTupleGetItem{{tinyir::make_tuple_get_item(tuple.expr, index)}};
+           }),
+           py::arg("tuple_value"), py::arg("index"))
       .def_property_readonly("tuple_value",
                              [](const PyTupleGetItem& e) { return wrap(node<tinyir::TupleGetItemNode>(e).tuple); })
       .def_property_readonly("index", [](const PyTupleGetItem& e) { return node<tinyir::TupleGetItemNode>(e).index; });
@@ -250,6 +271,28 @@ void init_tinyir(py::module_& m) {
       },
       py::arg("expr"), py::arg("fvisit"));
   t.def("bind_params_by_name", &bind_params_by_name, py::arg("func"), py::arg("params"));
+
+  // Rebuilding nodes (ExprMutator, passinfra/tinyir/expr_functor.py): each keeps
+  // what it is not given (op, attributes, annotations, span) from `old`.
+  t.def(
+      "call_with_args",
+      [](const PyCall& old, const py::object& fn, const std::vector<PyExpr>& args) {
+        const auto& call = node<tinyir::CallNode>(old);
+        std::vector<tinyir::Expr> a;
+        for (const auto& e : args) a.push_back(e.expr);
+        if (!call.fn) return wrap(tinyir::make_call(call.op, std::move(a), call.attrs, call.span));
+        return wrap(tinyir::make_call(fn.cast<const PyExpr&>().expr, std::move(a), call.span));
+      },
+      py::arg("old"), py::arg("fn"), py::arg("args"));
+  t.def(
+      "function_with",
+      [](const PyFunction& old, const std::vector<PyExpr>& params, const PyExpr& body) {
+        const auto& fn = node<tinyir::FunctionNode>(old);
+        std::vector<tinyir::Var> ps;
+        for (const auto& p : params) ps.push_back(expect<tinyir::VarNode>(p, "Var"));
+        return wrap(tinyir::make_function(std::move(ps), body.expr, fn.ret_type, fn.attrs, fn.span));
+      },
+      py::arg("old"), py::arg("params"), py::arg("body"));
 
   t.def(
       "var",
@@ -296,12 +339,12 @@ void init_tinyir(py::module_& m) {
       .def(
           "astext",
           [](const IR& mod, bool show_meta_data) {
-            tinyir::PrintOptions options;
+            tinyir::PrintOptions options = typed_text();
             options.show_metadata = show_meta_data;
             return tinyir::print(mod, options);
           },
           py::arg("show_meta_data") = true)
-      .def("__str__", [](const IR& mod) { return tinyir::print(mod); });
+      .def("__str__", [](const IR& mod) { return tinyir::print(mod, typed_text()); });
 
   t.def(
       "parse", [](const std::string& text, const std::string& source) { return tinyir::parse(text, source); },

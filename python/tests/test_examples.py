@@ -124,3 +124,33 @@ def test_use_pass_instrument_log_lines_are_spec_5s(use_pass_instrument):
         "[passinfra] INFO: PassFine exited PassContext.",
         "[passinfra] INFO: Pass instrumentation exiting pass context failed.",
     ]
+
+
+def mask_data(text):
+    # np.empty in the tutorial's example(): the constants' values are whatever memory held
+    return re.sub(r"^(Constant\[\d+\]: [^=]*= ).*$", r"\1<data>", text, flags=re.M)
+
+
+# The passes the tutorial's PrintIR instrument sees, in its order.
+TUTORIAL_RUNNING_PASSES = [
+    ("sequential", 0), ("FoldConstant", 2), ("InferType", 0), ("PrintIR", 0), ("InferType", 0),
+    ("EliminateCommonSubexpr", 3), ("InferType", 0), ("InferType", 0), ("FuseOps", 0), ("InferType", 0),
+]
+
+
+@pytest.fixture(scope="module")
+def use_pass_infra():
+    return run_example("use_pass_infra")
+
+
+def test_use_pass_infra_matches_its_golden(use_pass_infra):
+    out, err = use_pass_infra
+    assert mask_data(out) == golden("use_pass_infra", "stdout")
+    assert mask_data(err) == golden("use_pass_infra", "stderr")
+
+
+def test_use_pass_infra_runs_the_tutorials_passes(use_pass_infra):
+    out, _ = use_pass_infra
+    running = re.findall(r"^Running pass: \{\} The meta data of the pass - pass name: (\w+), opt_level: (\d+)", out, re.M)
+    assert [(name, int(level)) for name, level in running] == TUTORIAL_RUNNING_PASSES
+    assert out.rstrip().endswith("done")

@@ -141,3 +141,56 @@ def test_fold_scale_axis_is_fold_constant_at_opt_level_3(mod):
     p = relay.transform.FoldScaleAxis()
     assert (p.info.name, p.info.opt_level) == ("FoldScaleAxis", 3)
     assert str(p(mod)) == str(relay.transform.FoldConstant()(mod))
+
+
+def test_expr_mutator_rewrites_constants_memoized(mod):
+    three = relay.const(3, "float32")
+
+    class ReplaceConstant(relay.ExprMutator):
+        def __init__(self):
+            super().__init__()
+            self.seen = 0
+
+        def visit_constant(self, c):
+            self.seen += 1
+            return relay.multiply(three, c)
+
+    mutator = ReplaceConstant()
+    out = mutator.visit(mod["main"])
+    assert mutator.seen == 2  # c is shared: visited once; and 2f
+    assert isinstance(out, relay.Function) and not out.same_as(mod["main"])
+    text = str(out)
+    assert text.count("multiply(3f, meta[Constant][0])") == 1 and "multiply(3f, 2f)" in text
+
+    class Nothing(relay.ExprMutator):
+        pass
+
+    assert Nothing().visit(mod["main"]).same_as(mod["main"])  # unchanged: the same node
+
+
+def test_expr_visitor_counts_calls(mod):
+    class Count(relay.ExprVisitor):
+        def __init__(self):
+            super().__init__()
+            self.ops = []
+
+        def visit_call(self, call):
+            self.ops.append(call.op.name)
+            super().visit_call(call)
+
+    v = Count()
+    v.visit(mod["main"])
+    assert sorted(v.ops) == sorted(["nn.conv2d", "add", "multiply", "add", "add", "add", "add"])
+
+
+def test_let_tuple_and_get_item_round_trip():
+    x = relay.var("x", shape=(2,))
+    t = relay.Tuple([x, x])
+    item = relay.TupleGetItem(t, 1)
+    v = relay.var("v")
+    let = relay.Let(v, item, relay.add(v, x))
+    fn = relay.Function([x], let)
+    assert isinstance(fn.body, relay.Let) and fn.body.value.index == 1
+    assert len(fn.body.value.tuple_value.fields) == 2
+    typed = relay.transform.InferType()(relay.IRModule.from_expr(fn))
+    assert "ty=" in str(typed)  # the text shows inferred types, as Relay's

@@ -8,6 +8,7 @@ add, subtract, multiply, divide, nn.conv2d, nn.relu, ...; Function(params, body)
 transform                 InferType(), FoldConstant(), ... (passinfra.tinyir.transform)
 testing.resnet            get_workload(num_layers=18, batch_size=1, image_shape=(3, 224, 224))
 expr                      Expr, Var, Constant, Call (op.name), Let, Tuple, TupleGetItem, Function, Op
+ExprVisitor / ExprMutator subclassed in Python (visit_constant, visit_call, ...), memoized
 analysis.post_order_visit, build_module.bind_params_by_name
 """
 from .. import _core as _c
@@ -80,7 +81,8 @@ def reshape(data, newshape):
     return _call("reshape", [data], newshape=list(newshape))
 
 
-from . import analysis, build_module, expr, nn, testing, transform  # noqa: E402  (they use the names above)
+from . import analysis, build_module, expr, expr_functor, nn, testing, transform  # noqa: E402  (they use the names above)
+from .expr_functor import ExprFunctor, ExprMutator, ExprVisitor  # noqa: E402
 
 __all__ = [
     "Expr",
@@ -91,6 +93,10 @@ __all__ = [
     "Tuple",
     "TupleGetItem",
     "Op",
+    "ExprFunctor",
+    "ExprVisitor",
+    "ExprMutator",
+    "expr_functor",
     "analysis",
     "build_module",
     "expr",

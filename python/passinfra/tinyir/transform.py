@@ -1,7 +1,7 @@
 """passinfra.tinyir.transform: tinyir's passes (Relay's names, opt_levels and
 requirements), made through the pass registry."""
 from .. import _core as _c
-from ..transform import FunctionPass, ModulePass, Pass, Sequential
+from ..transform import FunctionPass, ModulePass, Pass, Sequential, function_pass, module_pass
 
 
 def _create(base, name, **options):
@@ -62,6 +62,8 @@ def AnnotateSpans():  # noqa: N802
 
 __all__ = [
     "Pass",
+    "function_pass",
+    "module_pass",
     "InferType",
     "FoldConstant",
     "EliminateCommonSubexpr",
