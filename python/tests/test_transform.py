@@ -1,5 +1,6 @@
 """passinfra.transform: PassContext, PassInfo, Sequential, module_pass / function_pass."""
 import threading
+import time
 
 import pytest
 
@@ -236,3 +237,61 @@ def test_pass_under_threads_releases_the_gil(mod):
     for t in threads:
         t.join()
     assert len(results) == 2 and results[0] == results[1]
+
+
+def test_python_passes_in_a_sequential_are_gated_and_instrumented(mod):
+    rec = Recorder()
+    ran = []
+
+    @transform.module_pass(opt_level=3, name="Late")
+    def late(m, ctx):
+        ran.append("Late")
+        return m
+
+    @transform.module_pass(opt_level=1, name="Early", required=["InferType"])
+    def early(m, ctx):
+        ran.append("Early")
+        return m
+
+    seq = transform.Sequential([early, tinyir.transform.FoldConstant(), late])
+    with transform.PassContext(opt_level=2, instruments=[rec]):
+        seq(mod)
+    assert ran == ["Early"]
+    assert rec.ran == ["sequential", "InferType", "Early", "FoldConstant", "InferType"]
+    with transform.PassContext(opt_level=3):
+        seq(mod)
+    assert ran == ["Early", "Early", "Late"]
+
+
+def test_the_gil_is_released_while_a_cpp_pipeline_runs():
+    # A C++ pipeline on ResNet-18 (tens of ms) in one thread; this thread keeps
+    # running Python meanwhile. Were the GIL held for the whole call, this
+    # thread would stall for all of it.
+    mod, params = tinyir.testing.resnet.get_workload()
+    mod["main"] = tinyir.build_module.bind_params_by_name(mod["main"], params)
+    seq = transform.Sequential(
+        [
+            tinyir.transform.FoldConstant(),
+            tinyir.transform.ConvertLayout({"nn.conv2d": ["NHWC", "HWIO"]}),
+            tinyir.transform.FoldConstant(),
+        ]
+    )
+
+    def work():
+        with transform.PassContext(opt_level=3):
+            seq(mod)
+
+    start = time.perf_counter()
+    work()
+    alone = time.perf_counter() - start
+    t = threading.Thread(target=work)
+    last = time.perf_counter()
+    longest = 0.0
+    t.start()
+    while t.is_alive():
+        now = time.perf_counter()
+        longest = max(longest, now - last)
+        last = now
+    t.join()
+    assert alone > 0.02, "the pipeline is too short to tell"
+    assert longest < alone / 2, (longest, alone)
