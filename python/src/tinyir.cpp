@@ -92,11 +92,13 @@ PyExpr make_const(const py::object& value, std::optional<std::string> dtype) {
                        std::string(py::str(py::type::of(value).attr("__name__"))));
 }
 
-// The text Relay prints: `/* ty=... */` after each binding whose type has been
-// inferred (none before InferType), the metadata section.
+// The text Relay prints: `/* ty=... span=... */` after each binding whose type
+// has been inferred (none before InferType) or that has a span (AnnotateSpans,
+// parse), the metadata section.
 tinyir::PrintOptions typed_text() {
   tinyir::PrintOptions options;
   options.show_types = true;
+  options.show_spans = true;
   return options;
 }
 
@@ -271,6 +273,14 @@ void init_tinyir(py::module_& m) {
       },
       py::arg("expr"), py::arg("fvisit"));
   t.def("bind_params_by_name", &bind_params_by_name, py::arg("func"), py::arg("params"));
+  t.def(
+      "free_vars",
+      [](const PyExpr& e) {
+        py::list out;
+        for (const auto& v : tinyir::free_vars(e.expr)) out.append(wrap(v));
+        return out;
+      },
+      py::arg("expr"));
 
   // Rebuilding nodes (ExprMutator, passinfra/tinyir/expr_functor.py): each keeps
   // what it is not given (op, attributes, annotations, span) from `old`.
@@ -320,7 +330,10 @@ void init_tinyir(py::module_& m) {
       .def_static(
           "from_expr",
           [](const PyExpr& e) {
-            return IR{{"main", expect<tinyir::FunctionNode>(e, "Function")}};
+            // A function is @main as it is; another expression becomes the body
+            // of one whose parameters are its free variables (as Relay's from_expr).
+            if (auto fn = tinyir::downcast<tinyir::FunctionNode>(e.expr)) return IR{{"main", fn}};
+            return IR{{"main", tinyir::make_function(tinyir::free_vars(e.expr), e.expr)}};
           },
           py::arg("expr"))
       .def("__getitem__", [](const IR& mod, const std::string& name) { return wrap(mod[name]); })

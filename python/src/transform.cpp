@@ -1,6 +1,7 @@
 // python/src/transform.cpp — passes, Sequential, PassContext, the registry.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -277,7 +278,9 @@ void init_transform(py::module_& m) {
                              })
       .def(
           "override_instruments",
-          [](PyContext& self, std::vector<py::object> instruments) {
+          [](PyContext& self, std::optional<std::vector<py::object>> given) {
+            // None: no instruments (TVM's tests pass None)
+            std::vector<py::object> instruments = given.value_or(std::vector<py::object>{});
             auto list = to_instruments(instruments);
             self.instruments = std::move(instruments);
             py::gil_scoped_release release;

@@ -154,3 +154,20 @@ def test_use_pass_infra_runs_the_tutorials_passes(use_pass_infra):
     running = re.findall(r"^Running pass: \{\} The meta data of the pass - pass name: (\w+), opt_level: (\d+)", out, re.M)
     assert [(name, int(level)) for name, level in running] == TUTORIAL_RUNNING_PASSES
     assert out.rstrip().endswith("done")
+
+
+@pytest.fixture(scope="module")
+def annotate_spans():
+    return run_example("annotate_spans")
+
+
+def test_annotate_spans_matches_its_golden(annotate_spans):
+    out, err = annotate_spans
+    assert mask(out) == golden("annotate_spans", "stdout")
+    assert err == golden("annotate_spans", "stderr")
+
+
+def test_annotate_spans_gives_the_clip_call_a_span_into_generated_source(annotate_spans):
+    out, _ = annotate_spans
+    assert "clip(%x, a_min=-inff, a_max=inff)" in out
+    assert "span=GeneratedSource:2:3" in out

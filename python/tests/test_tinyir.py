@@ -1,4 +1,6 @@
 """passinfra.tinyir: Relay's spellings over tinyir."""
+import re
+
 import numpy as np
 import pytest
 
@@ -42,7 +44,9 @@ def test_module_get_set_print_parse(mod):
     assert "main" in other and len(other) == 2
     text = mod.astext(show_meta_data=False)
     assert "#[metadata]" not in text and "#[metadata]" in mod.astext()
-    assert str(relay.parse(str(mod))) == str(mod)
+    parsed = str(relay.parse(str(mod)))
+    assert "/* span=from_string:2:3 */" in parsed  # parsed nodes carry their spans, shown as Relay does
+    assert re.sub(r" /\* span=[^*]*\*/", "", parsed) == str(mod)
     with pytest.raises(passinfra.PassError):
         mod["nothere"]
     with pytest.raises(TypeError, match="expected a Function"):
@@ -194,3 +198,31 @@ def test_let_tuple_and_get_item_round_trip():
     assert len(fn.body.value.tuple_value.fields) == 2
     typed = relay.transform.InferType()(relay.IRModule.from_expr(fn))
     assert "ty=" in str(typed)  # the text shows inferred types, as Relay's
+
+
+def test_from_expr_of_a_non_function_takes_the_free_vars_as_params():
+    x, y = relay.var("x", shape=(3,)), relay.var("y", shape=(3,))
+    e = (x + y) * (x - y) / x
+    mod = relay.IRModule.from_expr(e)
+    assert [p.name_hint for p in mod["main"].params] == ["x", "y"]
+    assert [v.name_hint for v in relay.analysis.free_vars(e)] == ["x", "y"]
+    assert [c.op.name for c in [e, e.args[0], e.args[0].args[1]]] == ["divide", "multiply", "subtract"]
+    with pytest.raises(TypeError, match="with `const` first"):
+        x + 1
+
+
+def test_annotate_spans_and_show(capsys):
+    x = relay.var("x", shape=(3, 4), dtype="float32")
+    mod = relay.IRModule.from_expr(relay.Function([x], relay.clip(x, -np.inf, np.inf)))
+    mod = relay.transform.AnnotateSpans()(mod)
+    mod.show()
+    assert "span=GeneratedSource:2:3" in capsys.readouterr().out
+
+
+def test_override_instruments_none_clears(mod):
+    cur = transform.PassContext.current()
+    timing = passinfra.instrument.PassTimingInstrument()
+    cur.override_instruments([timing])
+    assert cur.instruments == [timing]
+    cur.override_instruments(None)
+    assert cur.instruments == []

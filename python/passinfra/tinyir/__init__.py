@@ -69,6 +69,36 @@ def divide(lhs, rhs):
     return _call("divide", [lhs, rhs])
 
 
+def clip(a, a_min, a_max):
+    return _call("clip", [a], a_min=float(a_min), a_max=float(a_max))
+
+
+def _binary(op_name):
+    def method(self, other):
+        if not isinstance(other, Expr):
+            # as Relay: a Python number must be made a constant first
+            raise TypeError('convert "{}" with `const` first'.format(other))
+        return _call(op_name, [self, other])
+
+    method.__name__ = "__{}__".format(op_name)
+    return method
+
+
+# Relay's operators on expressions: a + b, a - b, a * b, a / b.
+Expr.__add__ = _binary("add")
+Expr.__sub__ = _binary("subtract")
+Expr.__mul__ = _binary("multiply")
+Expr.__truediv__ = _binary("divide")
+
+
+def _show(self):
+    """Print the module's text (as IRModule.show in TVM)."""
+    print(self.astext())
+
+
+IRModule.show = _show
+
+
 def expand_dims(data, axis, num_newaxis=1):
     return _call("expand_dims", [data], axis=axis, num_newaxis=num_newaxis)
 
@@ -81,7 +111,7 @@ def reshape(data, newshape):
     return _call("reshape", [data], newshape=list(newshape))
 
 
-from . import analysis, build_module, expr, expr_functor, nn, testing, transform  # noqa: E402  (they use the names above)
+from . import analysis, build_module, expr, expr_functor, nn, op, testing, transform  # noqa: E402  (they use the names above)
 from .expr_functor import ExprFunctor, ExprMutator, ExprVisitor  # noqa: E402
 
 __all__ = [
@@ -110,10 +140,12 @@ __all__ = [
     "subtract",
     "multiply",
     "divide",
+    "clip",
     "expand_dims",
     "layout_transform",
     "reshape",
     "nn",
+    "op",
     "transform",
     "testing",
 ]

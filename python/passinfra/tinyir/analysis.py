@@ -1,4 +1,4 @@
-"""passinfra.tinyir.analysis: relay.analysis's post_order_visit."""
+"""passinfra.tinyir.analysis: relay.analysis's post_order_visit and free_vars."""
 from .. import _core as _c
 
 
@@ -7,4 +7,9 @@ def post_order_visit(expr, fvisit):
     _c.tinyir.post_order_visit(expr, fvisit)
 
 
-__all__ = ["post_order_visit"]
+def free_vars(expr):
+    """The variables `expr` uses without binding them, in first-use order."""
+    return list(_c.tinyir.free_vars(expr))
+
+
+__all__ = ["post_order_visit", "free_vars"]
