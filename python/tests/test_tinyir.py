@@ -45,7 +45,7 @@ def test_module_get_set_print_parse(mod):
     text = mod.astext(show_meta_data=False)
     assert "#[metadata]" not in text and "#[metadata]" in mod.astext()
     parsed = str(relay.parse(str(mod)))
-    assert "/* span=from_string:2:3 */" in parsed  # parsed nodes carry their spans, shown as Relay does
+    assert "/* span=from_string:2:8 */" in parsed  # parsed nodes carry their spans, shown as Relay does
     assert re.sub(r" /\* span=[^*]*\*/", "", parsed) == str(mod)
     with pytest.raises(passinfra.PassError):
         mod["nothere"]
