@@ -7,6 +7,9 @@ pass_instrument(cls)      makes `cls` a PassInstrument; its hooks are any subset
                           A hook the class lacks is never called (it costs nothing).
 PassTimingInstrument()    passinfra's timing instrument (C++): render(), render_list(),
                           to_chrome_trace_json(pid=1), clear()
+PrintIRBefore(passes=None), PrintIRAfter(passes=None), PrintIRChanged(passes=None, diff=False, context=3)
+                          passinfra's printing instruments (C++): they log the IR at INFO
+                          (stderr, see passinfra.log_to_stderr) for the named passes (None: all)
 
 Python and C++ instruments mix in one list; they run in list order (SPEC §5).
 """
@@ -15,6 +18,9 @@ import inspect
 from . import _core
 
 PassTimingInstrument = _core.PassTimingInstrument
+PrintIRBefore = _core.PrintIRBefore
+PrintIRAfter = _core.PrintIRAfter
+PrintIRChanged = _core.PrintIRChanged
 
 
 class PassInstrument:
@@ -46,4 +52,12 @@ def hooks(instrument):
     return list(_core.instrument_hooks(instrument))
 
 
-__all__ = ["PassInstrument", "pass_instrument", "PassTimingInstrument", "hooks"]
+__all__ = [
+    "PassInstrument",
+    "pass_instrument",
+    "PassTimingInstrument",
+    "PrintIRBefore",
+    "PrintIRAfter",
+    "PrintIRChanged",
+    "hooks",
+]

@@ -7,8 +7,10 @@
 #include <array>
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "common.hpp"
 
@@ -116,6 +118,29 @@ struct PyPassTimingInstrument final : InstrumentBase {
   Instrument any() const override { return Instrument(timing); }
 };
 
+// The printing instruments: they write to passinfra's log at INFO (which
+// `import passinfra` sends to stderr), for the passes named (None: every pass).
+template <class T>
+struct PyPrinter final : InstrumentBase {
+  std::shared_ptr<T> printer;
+  explicit PyPrinter(std::shared_ptr<T> p) : printer(std::move(p)) {}
+  Instrument any() const override { return Instrument(printer); }
+};
+
+passinfra::PassFilter filter_of(const std::optional<std::vector<std::string>>& passes) {
+  return passes ? passinfra::PassFilter::only(*passes) : passinfra::PassFilter();
+}
+
+template <class T>
+void bind_printer(py::module_& m, const char* name, const char* doc) {
+  py::class_<PyPrinter<T>, InstrumentBase>(m, name, doc)
+      .def(py::init([](const std::optional<std::vector<std::string>>& passes) {
+             return PyPrinter<T>(std::make_shared<T>(filter_of(passes)));
+           }),
+           py::arg("passes") = py::none())
+      .def_property_readonly("printed", [](const PyPrinter<T>& self) { return self.printer->printed(); });
+}
+
 }  // namespace
 
 Instrument to_instrument(const py::handle& object) {
@@ -155,6 +180,23 @@ void init_instrument(py::module_& m) {
           [](const PyPassTimingInstrument& self, int pid) { return self.timing->to_chrome_trace_json(pid); },
           py::arg("pid") = 1)
       .def("clear", [](PyPassTimingInstrument& self) { self.timing->clear(); });
+
+  bind_printer<passinfra::PrintIRBefore>(m, "PrintIRBefore",
+                                         "logs \"Before Running Pass: <name>\" and the IR before each pass");
+  bind_printer<passinfra::PrintIRAfter>(m, "PrintIRAfter",
+                                        "logs \"After Running Pass: <name>\" and the IR after each pass");
+  py::class_<PyPrinter<passinfra::PrintIRChanged>, InstrumentBase>(
+      m, "PrintIRChanged", "logs the IR (or a unified diff) after each pass that changed it")
+      .def(py::init([](const std::optional<std::vector<std::string>>& passes, bool diff, std::size_t context) {
+             passinfra::PrintIRChangedOptions options;
+             options.diff = diff;
+             options.context = context;
+             return PyPrinter<passinfra::PrintIRChanged>(
+                 std::make_shared<passinfra::PrintIRChanged>(filter_of(passes), passinfra::TextSink{}, options));
+           }),
+           py::arg("passes") = py::none(), py::arg("diff") = false, py::arg("context") = 3)
+      .def_property_readonly("printed",
+                             [](const PyPrinter<passinfra::PrintIRChanged>& self) { return self.printer->printed(); });
 }
 
 }  // namespace passinfra_py

@@ -256,3 +256,19 @@ def test_hook_arguments(mod):
         tinyir.transform.EliminateCommonSubexpr()(mod)
     # run directly: no required pass first (that is Sequential's, SPEC §4); the follow-up InferType after
     assert seen == [("IRModule", "EliminateCommonSubexpr", 3, ["InferType"]), ("IRModule", "InferType", 0, [])]
+
+
+def test_print_ir_instruments_log_the_named_passes(mod, log_lines):
+    before = instrument.PrintIRBefore(passes=["FoldConstant"])
+    after = instrument.PrintIRAfter()
+    changed = instrument.PrintIRChanged(diff=True)
+    with transform.PassContext(instruments=[before, after, changed]):
+        transform.Sequential([tinyir.transform.FoldConstant()])(mod)
+    assert before.printed == 1 and after.printed == 3  # sequential, FoldConstant, its InferType
+    assert changed.printed == 2  # FoldConstant and the sequential around it changed the module; InferType did not
+    heads = [line.split("\n")[0] for line in log_lines]
+    assert "INFO Before Running Pass: FoldConstant" in heads
+    assert "INFO After Running Pass: sequential" in heads
+    assert "INFO Diff After Running Pass: FoldConstant" in heads
+    assert "INFO Diff After Running Pass: InferType" not in heads
+    assert instrument.hooks(after) == ["run_after_pass"]
