@@ -146,7 +146,19 @@ void bind_printer(py::module_& m, const char* name, const char* doc) {
 Instrument to_instrument(const py::handle& object) {
   if (py::isinstance<InstrumentBase>(object)) return object.cast<const InstrumentBase&>().any();
   std::string name = py::str(py::type::of(object).attr("__name__"));
-  return instrument_makers[hooks_of(object)](py::reinterpret_borrow<py::object>(object), std::move(name));
+  const unsigned hooks = hooks_of(object);
+  if (hooks == 0) {
+    // Without a hook it must at least say it is an instrument.
+    py::object base = py::module_::import("passinfra.instrument").attr("PassInstrument");
+    if (!py::isinstance(object, base)) {
+      throw py::type_error(
+          "expected a pass instrument (a passinfra.instrument.PassInstrument, an object with one of "
+          "the hooks enter_pass_ctx, exit_pass_ctx, should_run, run_before_pass, run_after_pass, "
+          "or a C++ instrument); got a " +
+          name);
+    }
+  }
+  return instrument_makers[hooks](py::reinterpret_borrow<py::object>(object), std::move(name));
 }
 
 void init_instrument(py::module_& m) {

@@ -138,7 +138,13 @@ void leave_with_exception_in_flight(std::unique_ptr<Context::Scope> scope) {
 std::vector<Instrument> to_instruments(const std::vector<py::object>& objects) {
   std::vector<Instrument> list;
   list.reserve(objects.size());
-  for (const auto& o : objects) list.push_back(to_instrument(o));
+  for (std::size_t i = 0; i < objects.size(); ++i) {
+    try {
+      list.push_back(to_instrument(objects[i]));
+    } catch (const py::type_error& e) {
+      throw py::type_error("instruments[" + std::to_string(i) + "]: " + e.what());
+    }
+  }
   return list;
 }
 

@@ -272,3 +272,31 @@ def test_print_ir_instruments_log_the_named_passes(mod, log_lines):
     assert "INFO Diff After Running Pass: FoldConstant" in heads
     assert "INFO Diff After Running Pass: InferType" not in heads
     assert instrument.hooks(after) == ["run_after_pass"]
+
+
+def test_timing_list_view_and_chrome_trace(mod):
+    import json
+
+    timing = instrument.PassTimingInstrument()
+    with transform.PassContext(instruments=[timing]):
+        transform.Sequential([tinyir.transform.FoldConstant(), tinyir.transform.InferType()])(mod)
+        listing = timing.render_list()
+        trace = json.loads(timing.to_chrome_trace_json(pid=7))
+    assert "FoldConstant" in listing and "InferType" in listing
+    events = trace["traceEvents"] if isinstance(trace, dict) else trace
+    names = [e["name"] for e in events if e.get("ph") == "X"]
+    assert names.count("InferType") == 2 and "FoldConstant" in names and "sequential" in names
+    assert all(e["pid"] == 7 for e in events if e.get("ph") == "X")
+
+
+def test_a_non_instrument_is_a_type_error_naming_its_position():
+    with pytest.raises(TypeError, match=r"instruments\[1\]: expected a pass instrument.*got a int"):
+        transform.PassContext(instruments=[PassFine("a", []), 42])
+    with pytest.raises(TypeError, match=r"instruments\[0\]"):
+        transform.PassContext.current().override_instruments([object()])
+
+    class DuckTyped:  # not decorated, but it has a hook: accepted, as passinfra's C++ concept
+        def run_after_pass(self, mod, info):
+            pass
+
+    assert instrument.hooks(DuckTyped()) == ["run_after_pass"]
