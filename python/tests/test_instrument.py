@@ -3,6 +3,7 @@ rules with Python hooks (the tutorial's "Exception Handling" section, and the
 cases it leaves out: should_run, run_after_pass, the pass body, two failures)."""
 import pytest
 
+import passinfra
 from passinfra import instrument, tinyir, transform
 from passinfra.instrument import pass_instrument
 
@@ -300,3 +301,25 @@ def test_a_non_instrument_is_a_type_error_naming_its_position():
             pass
 
     assert instrument.hooks(DuckTyped()) == ["run_after_pass"]
+
+
+def test_python_pass_failure_with_a_cpp_instrument_in_the_list(mod):
+    timing = instrument.PassTimingInstrument()
+    out = []
+    raised = RuntimeError("pass failed")
+
+    @transform.module_pass(opt_level=0, name="Fails")
+    def fails(m, ctx):
+        raise raised
+
+    with pytest.raises(RuntimeError) as e:
+        with transform.PassContext(instruments=[PassFine("F", out), timing]):
+            try:
+                transform.Sequential([tinyir.transform.InferType(), fails])(mod)
+            finally:
+                profile = timing.render()  # before the exit discards it
+    assert e.value is raised and not isinstance(e.value, passinfra.PassError)
+    assert out[-1] == "F exit_pass_ctx" and "F run_after_pass" in out  # InferType's, not Fails'
+    assert out.count("F run_after_pass") == 1
+    names = [line.strip().split(":")[0] for line in profile.splitlines()]
+    assert names == ["sequential", "InferType", "Fails"]  # the failed run is closed and kept (SPEC §6)
