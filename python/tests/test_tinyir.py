@@ -226,3 +226,20 @@ def test_override_instruments_none_clears(mod):
     assert cur.instruments == [timing]
     cur.override_instruments(None)
     assert cur.instruments == []
+
+
+def test_batch_norm_is_a_tuple_wrapper_and_a_small_net_type_checks():
+    data = relay.var("data", relay.TensorType((1, 3, 8, 8), "float32"))
+    weight = relay.var("weight", shape=(4, 3, 3, 3))
+    gamma, beta, mean, var = [relay.var(n, shape=(4,)) for n in ("g", "b", "m", "v")]
+    net = relay.nn.conv2d(data, weight, kernel_size=(3, 3), channels=4, padding=(1, 1))
+    bn = relay.nn.batch_norm(net, gamma, beta, mean, var)
+    assert len(bn) == 3 and isinstance(bn[0], relay.TupleGetItem) and bn[0].index == 0
+    net = relay.nn.relu(bn[0])
+    net = relay.nn.max_pool2d(net, pool_size=(2, 2), strides=(2, 2))
+    net = relay.nn.global_avg_pool2d(net)
+    fn = relay.Function(relay.analysis.free_vars(net), net)
+    mod = relay.transform.InferType()(relay.IRModule.from_expr(fn))
+    assert "ty=Tensor[(1, 4, 1, 1), float32]" in str(mod)
+    with pytest.raises(IndexError):
+        bn[3]
