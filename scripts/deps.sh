@@ -9,6 +9,9 @@
 #              libtbb-dev (oneTBB: only tests/parallel/tbb_executor_test.cpp,
 #              a task_arena as a nest's executor, needs it; without it that
 #              test is left out)
+#              python3-dev pybind11-dev python3-pytest python3-numpy (only the
+#              Python package, python/: built and tested when found, for
+#              Debian's /usr/bin/python3, which the presets name)
 #              (+ clang-16 with --clang, clang-format-16 with --format,
 #               clang-tidy-16 with --tidy)
 #   nothing missing      -> exit 0, silently
@@ -29,7 +32,8 @@ set -euo pipefail
 
 usage() { echo "usage: scripts/deps.sh [--clang] [--format] [--tidy]" >&2; exit 2; }
 
-packages=(g++ cmake make libboost1.81-dev doctest-dev libbenchmark-dev pkg-config libcli11-dev libtbb-dev)
+packages=(g++ cmake make libboost1.81-dev doctest-dev libbenchmark-dev pkg-config libcli11-dev libtbb-dev
+          python3-dev pybind11-dev python3-pytest python3-numpy)
 for arg in "$@"; do
   case "$arg" in
     --clang) packages+=(clang-16) ;;

@@ -265,7 +265,7 @@ struct NestRun {
   template <class Ctx, class F>
   PASSINFRA_ALWAYS_INLINE static void with_gate(Ctx& ctx, F&& f) {
     const auto gate = gate_of(ctx);
-    if constexpr (requires { gate.opt_level_gate(); }) {
+    if constexpr (PASSINFRA_GATE_FAST_PATH != 0 && requires { gate.opt_level_gate(); }) {
       if (gate.names_listed() || !instruments_active(ctx)) [[unlikely]] {
         f(gate);
       } else {

@@ -146,7 +146,7 @@ class Sequential : public CallablePass<Sequential<Ps...>> {
   IR transform(IR ir, Ctx& ctx) const {
     if constexpr (children_ok) {
       const auto gate = detail::gate_of(ctx);  // options are fixed: read them once
-      if constexpr (requires { gate.opt_level_gate(); }) {
+      if constexpr (PASSINFRA_GATE_FAST_PATH != 0 && requires { gate.opt_level_gate(); }) {
         // The common case, inline: no names listed (the gate is one compare,
         // no name is required) and the instruments on when the run starts.
         // Everything else goes to the general version, out of line.
