@@ -308,12 +308,37 @@ TEST_CASE("parallel nest: nests inside units on a one-worker pool finish (no dea
   }
 }
 
-TEST_CASE("parallel nest: 300 random nests with random failures agree with the serial run") {
+// The reference model of N = Nest<UFunc, UStep<"A">, Work, UStep<"B">> over
+// n units of which `throws` fail in Work (SPEC §11.5, 11.6), written out
+// without passinfra: the units run in order until the first failing one;
+// its exception (id = its index) is the outcome; the log delivered is the
+// serial run's, unit by unit, up to and including the failing unit's
+// "begins"; on success every unit is A, Work, B at the parent's version 0.
+struct NestModel {
+  std::string outcome;
+  std::vector<std::string> lines;
+};
+NestModel nest_model(int n, const std::set<std::string>& throws) {
+  NestModel m;
+  for (int i = 0; i < n; ++i) {
+    const std::string unit = "@f" + std::to_string(i);
+    m.lines.push_back("INFO Work " + unit + " begins");
+    if (throws.count(unit) != 0) {
+      m.outcome = "error " + std::to_string(i) + " Work failed on " + unit;
+      return m;
+    }
+    m.lines.push_back("INFO Work " + unit + " ends");
+  }
+  for (int i = 0; i < n; ++i) m.outcome += "f" + std::to_string(i) + ":3:A@v0,Work@v0,B@v0,;";
+  return m;
+}
+
+TEST_CASE("parallel nest: 1000 random nests with random failures agree with the reference model, serial and parallel") {
   pi::ThreadPool pool(2);
   std::mt19937 rng(2026);
-  int compared = 0;
-  for (int round = 0; round < 300; ++round) {
-    const int n = 2 + static_cast<int>(rng() % 9);
+  int compared = 0, failed_runs = 0;
+  for (int round = 0; round < 1000; ++round) {
+    const int n = 1 + static_cast<int>(rng() % 10);
     Script script;
     for (int i = 0; i < n; ++i) {
       if (rng() % 5 == 0) script.throws.insert("@f" + std::to_string(i));
@@ -339,15 +364,20 @@ TEST_CASE("parallel nest: 300 random nests with random failures agree with the s
       }
       return outcome;
     };
+    const NestModel model = nest_model(n, script.throws);
     std::vector<std::string> serial_lines, parallel_lines;
     const std::string serial = run(false, serial_lines);
     const std::string parallel = run(true, parallel_lines);
-    INFO("round " << round << ", " << n << " units");
-    CHECK(parallel == serial);
-    CHECK(parallel_lines == serial_lines);
+    INFO("round " << round << ", " << n << " units, " << script.throws.size() << " failing");
+    CHECK(serial == model.outcome);
+    CHECK(serial_lines == model.lines);
+    CHECK(parallel == model.outcome);
+    CHECK(parallel_lines == model.lines);
     ++compared;
+    failed_runs += script.throws.empty() ? 0 : 1;
   }
-  CHECK(compared == 300);
+  CHECK(compared == 1000);
+  CHECK(failed_runs > 300);  // the failure paths are exercised, not only the happy one
 }
 
 TEST_CASE("parallel nest: PrintIRAfter is thread-safe; its unit headers name the unit; output as serial") {
