@@ -435,10 +435,15 @@ struct ConvertLayout : detail::FunctionLevelPass<ConvertLayout> {
   // The body, for one function of `mod` (both levels: detail::FunctionLevelPass).
   template <class Ctx>
   Function apply(const Function& fn, const Module& mod, Ctx& ctx) const {
-    // With a manager: only functions that call nn.conv2d, typed through FunctionTypes.
+    // With a manager: only functions that call an operator whose result has a
+    // layout of its own (the others come out unchanged), typed through FunctionTypes.
     const CallGraphInfo* calls = find_analysis<CallGraph>(ctx, mod);
     if (calls == nullptr) return convert_layout(fn, mod, desired_layouts);
-    if (!calls->calls(mod.name_of(fn), "nn.conv2d")) return fn;
+    const std::string_view name = mod.name_of(fn);
+    bool has_layout = false;
+    for (const char* op : {"nn.conv2d", "nn.dense", "nn.max_pool2d", "nn.global_avg_pool2d"})
+      has_layout = has_layout || calls->calls(name, op);
+    if (!has_layout) return fn;
     ensure_types(ctx, fn, mod);
     return tinyir::detail::LayoutConverter(desired_layouts).run(fn);
   }

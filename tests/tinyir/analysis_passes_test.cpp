@@ -110,10 +110,23 @@ def @g(%y: Tensor[(2), float32], %w: Tensor[(2), float32]) {
 }
 )IR";
 
+// @h has no nn.conv2d, yet ConvertLayout changes it as Relay's does: the bias that
+// CanonicalizeOps adds to nn.dense's "NC" result is expanded from "C" to "NC".
+constexpr std::string_view kDenseWithoutConv =
+    R"IR(def @h(%d: Tensor[(2, 16), float32], %dw: Tensor[(3, 16), float32], %db: Tensor[(3), float32]) {
+  %0 = nn.dense(%d, %dw, units=3);
+  nn.bias_add(%0, %db, axis=-1)
+}
+def @main(%x: Tensor[(1, 4, 8, 8), float32], %w: Tensor[(4, 4, 3, 3), float32]) {
+  nn.conv2d(%x, %w, padding=[1, 1, 1, 1])
+}
+)IR";
+
 }  // namespace
 
 TEST_CASE("tinyir analyses in passes: every pass gives the same IR with and without an analysis manager") {
-  for (const Module& input : {example(), resnet18(false), resnet18(true), from_text(kTwoFunctions)}) {
+  for (const Module& input :
+       {example(), resnet18(false), resnet18(true), from_text(kTwoFunctions), from_text(kDenseWithoutConv)}) {
     passinfra::PassContext<Module> plain({.opt_level = 3});
     const Module expected = passinfra::run(plain_pipeline(), input, plain);
 

@@ -6,9 +6,11 @@
 #include <limits>
 #include <string>
 #include <type_traits>
+#include <unordered_map>
 #include <vector>
 
 #include "tinyir/tinyir.hpp"
+#include "tinyir/verify.hpp"
 
 namespace {
 
@@ -806,6 +808,112 @@ TEST_CASE("tinyir: convert_layout then fold_constant on resnet18 keeps the types
   // data in, 21 weights (shape-only constants do not fold), and back before batch_flatten.
   CHECK(after.at("layout_transform") == 1 + 21 + 1);
   CHECK(after.at("nn.conv2d") == before.at("nn.conv2d"));
+}
+
+// Relay's ConvertLayout on operands of lower rank: the trailing sub-layout of the
+// other operand is theirs ("CHW" for (4, 1, 1), "W" for (8), "C" after nn.dense's
+// "NC"); they are expanded at axis 0 (missing axes in front) and transformed like
+// the other operand. nn.bias_add has no layout rule in Relay: its data goes back
+// to NCHW first.
+TEST_CASE("tinyir: convert_layout expands a lower-rank operand before its transform, as Relay") {
+  const Module m = from_text(
+      R"IR(def @main(%x: Tensor[(1, 4, 8, 8), float32], %w: Tensor[(4, 4, 3, 3), float32], %b: Tensor[(4, 1, 1), float32], %v: Tensor[(8), float32], %c: Tensor[(4), float32], %d: Tensor[(2, 16), float32], %dw: Tensor[(3, 16), float32], %db: Tensor[(3), float32]) {
+  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1]);
+  %1 = add(%0, %b);
+  %2 = multiply(%1, %v);
+  %3 = multiply(%2, 2f);
+  %4 = nn.bias_add(%3, %c);
+  %5 = nn.dense(%d, %dw, units=3);
+  %6 = add(%5, %db);
+  (%4, %6)
+}
+)IR");
+  const Module c = convert_layout(m, {{"nn.conv2d", {"NHWC"}}});
+  CHECK(
+      print(infer_types(c), {.show_types = true}) ==
+      R"IR(def @main(%x: Tensor[(1, 4, 8, 8), float32], %w: Tensor[(4, 4, 3, 3), float32], %b: Tensor[(4, 1, 1), float32], %v: Tensor[(8), float32], %c: Tensor[(4), float32], %d: Tensor[(2, 16), float32], %dw: Tensor[(3, 16), float32], %db: Tensor[(3), float32]) {
+  %0 = layout_transform(%x, src_layout="NCHW", dst_layout="NHWC") /* ty=Tensor[(1, 8, 8, 4), float32] */;
+  %1 = layout_transform(%w, src_layout="OIHW", dst_layout="HWIO") /* ty=Tensor[(3, 3, 4, 4), float32] */;
+  %2 = nn.conv2d(%0, %1, padding=[1, 1, 1, 1], data_layout="NHWC", kernel_layout="HWIO") /* ty=Tensor[(1, 8, 8, 4), float32] */;
+  %3 = expand_dims(%b, axis=0) /* ty=Tensor[(1, 4, 1, 1), float32] */;
+  %4 = layout_transform(%3, src_layout="NCHW", dst_layout="NHWC") /* ty=Tensor[(1, 1, 1, 4), float32] */;
+  %5 = add(%2, %4) /* ty=Tensor[(1, 8, 8, 4), float32] */;
+  %6 = expand_dims(%v, axis=0, num_newaxis=3) /* ty=Tensor[(1, 1, 1, 8), float32] */;
+  %7 = layout_transform(%6, src_layout="NHCW", dst_layout="NHWC") /* ty=Tensor[(1, 1, 8, 1), float32] */;
+  %8 = multiply(%5, %7) /* ty=Tensor[(1, 8, 8, 4), float32] */;
+  %9 = multiply(%8, 2f) /* ty=Tensor[(1, 8, 8, 4), float32] */;
+  %10 = layout_transform(%9, src_layout="NHWC", dst_layout="NCHW") /* ty=Tensor[(1, 4, 8, 8), float32] */;
+  %11 = nn.bias_add(%10, %c) /* ty=Tensor[(1, 4, 8, 8), float32] */;
+  %12 = nn.dense(%d, %dw, units=3) /* ty=Tensor[(2, 3), float32] */;
+  %13 = expand_dims(%db, axis=0) /* ty=Tensor[(1, 3), float32] */;
+  %14 = add(%12, %13) /* ty=Tensor[(2, 3), float32] */;
+  (%11, %14) /* ty=(Tensor[(1, 4, 8, 8), float32], Tensor[(2, 3), float32]) */
+}
+)IR");
+  CHECK(!verify(c));
+  // After CanonicalizeOps the bias is add(x, expand_dims(%c, axis=1, num_newaxis=2)):
+  // rank 3, so expanded once more and transformed, and the add stays in NHWC.
+  const auto counts = count_calls(convert_layout(canonicalize_ops(m), {{"nn.conv2d", {"NHWC"}}}));
+  CHECK(counts.at("expand_dims") == 5);
+  CHECK(counts.at("layout_transform") == 6);  // %x, %w, %b, %v, %c in; the result out
+  CHECK(counts.count("nn.bias_add") == 0);
+}
+
+TEST_CASE("tinyir: convert_layout then fold_constant folds the expanded, transformed constants") {
+  // %v's values along W (0..7): after NHWC conversion and folding, a (1, 1, 8, 1)
+  // constant holding the same values along W.
+  std::vector<float> v(8);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i);
+  Var x = make_var("x", tensor_type({1, 2, 8, 8}));
+  Var w = make_var("w", tensor_type({2, 2, 1, 1}));
+  Expr body = op::multiply(op::conv2d(x, w), make_constant(tensor_type({8}), v));
+  const Module m{{"main", make_function({x, w}, body)}};
+  const Module folded = fold_constant(convert_layout(m, {{"nn.conv2d", {"NHWC"}}}));
+  const auto counts = count_calls(folded);
+  CHECK(counts.count("expand_dims") == 0);
+  CHECK(counts.at("layout_transform") == 3);  // x and w in, the result out
+  std::vector<Constant> constants;
+  post_order_visit(folded.main()->body, [&](const Expr& e) {
+    if (e->kind == ExprKind::Constant) constants.push_back(std::static_pointer_cast<const ConstantNode>(e));
+  });
+  REQUIRE(constants.size() == 1);
+  CHECK(to_string(constants[0]->type) == "Tensor[(1, 1, 8, 1), float32]");
+  REQUIRE(constants[0]->data);
+  CHECK(*constants[0]->data == v);
+}
+
+TEST_CASE("tinyir: canonicalize_ops, convert_layout and fold_constant on resnet18 give the tutorial's op counts") {
+  // relay.testing.resnet's parameters bound to constants with data (zeros), as the
+  // instrument tutorial's bind_params_by_name does.
+  const Module r = resnet18(false);
+  std::unordered_map<const VarNode*, Expr> binds;
+  std::vector<Var> params;
+  for (const Var& p : r.main()->params) {
+    if (p->name == "data") {
+      params.push_back(p);
+      continue;
+    }
+    const auto n = static_cast<std::size_t>(num_elements(*as_tensor(p->type_annotation)));
+    binds.emplace(p.get(), make_constant(p->type_annotation, std::vector<float>(n, 0.0f)));
+  }
+  const Module bound{{"main", make_function(params, substitute(r.main()->body, binds))}};
+  const Module canonical = canonicalize_ops(bound);
+  const Module converted = convert_layout(canonical, {{"nn.conv2d", {"NHWC", "HWIO"}}});
+  const Module folded = fold_constant(converted);
+  auto count = [](const Module& m, const char* op) {
+    const auto c = count_calls(m);
+    const auto it = c.find(op);
+    return it == c.end() ? std::size_t{0} : it->second;
+  };
+  // ConvertLayout: data in and out, 21 weights; the classifier's bias, added to
+  // nn.dense's "NC" result, is expanded from "C". FoldConstant folds the constants'.
+  CHECK(count(canonical, "expand_dims") == 0);
+  CHECK(count(converted, "layout_transform") == 23);
+  CHECK(count(converted, "expand_dims") == 1);
+  CHECK(count(folded, "layout_transform") == 2);
+  CHECK(count(folded, "expand_dims") == 0);
+  CHECK(!verify(folded));
+  CHECK(to_string(infer_types(folded).main()->body->checked_type()) == "Tensor[(1, 1000), float32]");
 }
 
 TEST_CASE("tinyir: multiply_constants wraps each constant as the tutorial's custom pass") {
