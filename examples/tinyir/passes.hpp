@@ -478,7 +478,7 @@ struct ForwardFoldScaleAxis : detail::FunctionLevelPass<ForwardFoldScaleAxis> {
 // opt_level 0 whose two folding passes (opt_level 3) run from opt_level 3, and
 // whose FoldConstant (opt_level 2) folds the scaled weights.
 using FoldScaleAxisSequential = passinfra::Sequential<BackwardFoldScaleAxis, ForwardFoldScaleAxis, FoldConstant>;
-inline FoldScaleAxisSequential FoldScaleAxis() {  // NOLINT(readability-identifier-naming): Relay's name
+inline FoldScaleAxisSequential FoldScaleAxis() {  // Relay's spelling: relay.transform.FoldScaleAxis()
   return FoldScaleAxisSequential({"FoldScaleAxis", 0}, BackwardFoldScaleAxis{}, ForwardFoldScaleAxis{}, FoldConstant{});
 }
 
