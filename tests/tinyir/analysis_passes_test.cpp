@@ -138,6 +138,34 @@ TEST_CASE("tinyir analyses in passes: every pass gives the same IR with and with
   }
 }
 
+TEST_CASE("tinyir analyses in passes: FoldScaleAxis gives the same IR with and without an analysis manager") {
+  // @main's scale folds into the weight (backward) and @g's input scale too (forward);
+  // @h has nothing to fold and stays the same node.
+  const Module input = from_text(
+      R"IR(def @main(%x: Tensor[(1, 4, 8, 8), float32], %w: Tensor[(2, 4, 3, 3), float32], %s: Tensor[(2, 1, 1), float32]) {
+  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1]);
+  multiply(%0, %s)
+}
+def @g(%x: Tensor[(1, 4, 8, 8), float32], %w: Tensor[(2, 4, 3, 3), float32], %t: Tensor[(4, 1, 1), float32]) {
+  %0 = multiply(%x, %t);
+  nn.conv2d(%0, %w)
+}
+def @h(%y: Tensor[(2), float32]) {
+  add(%y, %y)
+}
+)IR");
+  passinfra::PassContext<Module> plain({.opt_level = 3});
+  const Module expected = passinfra::run(FoldScaleAxis(), input, plain);
+  CHECK(count_calls(expected.lookup("main")).at("multiply") == 1);  // on the weight
+  CHECK(count_calls(expected.lookup("g")).at("multiply") == 1);
+  CHECK(expected.lookup("h") == input.lookup("h"));
+
+  Manager am;
+  auto ctx = passinfra::make_pass_context<Module>({.opt_level = 3}, am);
+  const Module got = passinfra::run(FoldScaleAxis(), input, ctx);
+  CHECK(typed(got) == typed(expected));
+}
+
 TEST_CASE("tinyir analyses in passes: InferType is a TypeMap lookup that re-infers only the functions a pass changed") {
   AnalysisRecorder rec;
   Manager am;
