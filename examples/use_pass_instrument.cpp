@@ -229,12 +229,11 @@ int main() {
 
   tutorial::section("Create PassContext With Instruments");
   // [timing-scope]
-  // TVM's FoldScaleAxis is Sequential([BackwardFoldScaleAxis, ForwardFoldScaleAxis,
-  // FoldConstant], "FoldScaleAxis") at opt_level 3; its two scale-axis passes
-  // (opt_level 3) are skipped at the default opt_level 2, so what runs there is
-  // FoldConstant and the InferType after it. tinyir has no scale-axis folding: this
-  // FoldScaleAxis is that part.
-  const auto fold_scale_axis = passinfra::sequential({"FoldScaleAxis", 3}, tinyir::FoldConstant{});
+  // FoldScaleAxis is Relay's Sequential([BackwardFoldScaleAxis, ForwardFoldScaleAxis,
+  // FoldConstant], "FoldScaleAxis"); its two scale-axis passes (opt_level 3) are
+  // skipped at the default opt_level 2, so what runs there is FoldConstant and the
+  // InferType after it.
+  const auto fold_scale_axis = tinyir::FoldScaleAxis();
   passinfra::PassTimingInstrument timing_inst;
   std::string profiles;
   {

@@ -18,6 +18,9 @@
 //                                     uses CallGraph and FunctionTypes
 // ConvertLayout(desired)              function pass {"ConvertLayout", 3}, requires InferType, CanonicalizeOps;
 //                                     uses CallGraph and FunctionTypes
+// BackwardFoldScaleAxis               function pass {"BackwardFoldScaleAxis", 3}, requires InferType
+// ForwardFoldScaleAxis                function pass {"ForwardFoldScaleAxis", 3}, requires InferType
+// FoldScaleAxis()                     Sequential {"FoldScaleAxis", 0} of the two, then FoldConstant
 // AnnotateSpans                       module pass   {"AnnotateSpans", 0}: print, parse back as
 //                                     "GeneratedSource", then a nested, instrumented InferType
 // PrintIR                             passinfra::PrintIR (module pass {"PrintIR", 0}, logs at INFO)
@@ -438,14 +441,49 @@ struct ConvertLayout : detail::FunctionLevelPass<ConvertLayout> {
   // The body, for one function of `mod` (both levels: detail::FunctionLevelPass).
   template <class Ctx>
   Function apply(const Function& fn, const Module& mod, Ctx& ctx) const {
-    // With a manager: only functions that call nn.conv2d, typed through FunctionTypes.
+    // With a manager: only functions that call an operator whose result has a
+    // layout of its own (the others come out unchanged), typed through FunctionTypes.
     const CallGraphInfo* calls = find_analysis<CallGraph>(ctx, mod);
     if (calls == nullptr) return convert_layout(fn, mod, desired_layouts);
-    if (!calls->calls(mod.name_of(fn), "nn.conv2d")) return fn;
+    const std::string_view name = mod.name_of(fn);
+    bool has_layout = false;
+    for (const char* op : {"nn.conv2d", "nn.dense", "nn.max_pool2d", "nn.global_avg_pool2d"})
+      has_layout = has_layout || calls->calls(name, op);
+    if (!has_layout) return fn;
     ensure_types(ctx, fn, mod);
     return tinyir::detail::LayoutConverter(desired_layouts).run(fn);
   }
 };
+
+// BackwardFoldScaleAxis / ForwardFoldScaleAxis: a per-channel multiply by a scale
+// folded into the weight of the nn.conv2d (or nn.dense) before / after it
+// (fold_scale_axis.hpp).
+struct BackwardFoldScaleAxis : detail::FunctionLevelPass<BackwardFoldScaleAxis> {
+  static constexpr passinfra::PassInfo info{"BackwardFoldScaleAxis", 3};
+  using required = passinfra::requires_passes<InferType>;
+  template <class Ctx>
+  Function apply(const Function& fn, const Module& mod, Ctx& /*ctx*/) const {
+    return backward_fold_scale_axis(fn, mod);
+  }
+};
+
+struct ForwardFoldScaleAxis : detail::FunctionLevelPass<ForwardFoldScaleAxis> {
+  static constexpr passinfra::PassInfo info{"ForwardFoldScaleAxis", 3};
+  using required = passinfra::requires_passes<InferType>;
+  template <class Ctx>
+  Function apply(const Function& fn, const Module& mod, Ctx& /*ctx*/) const {
+    return forward_fold_scale_axis(fn, mod);
+  }
+};
+
+// FoldScaleAxis(): Relay's FoldScaleAxis, Sequential({BackwardFoldScaleAxis(),
+// ForwardFoldScaleAxis(), FoldConstant()}, "FoldScaleAxis") -- a Sequential of
+// opt_level 0 whose two folding passes (opt_level 3) run from opt_level 3, and
+// whose FoldConstant (opt_level 2) folds the scaled weights.
+using FoldScaleAxisSequential = passinfra::Sequential<BackwardFoldScaleAxis, ForwardFoldScaleAxis, FoldConstant>;
+inline FoldScaleAxisSequential FoldScaleAxis() {  // Relay's spelling: relay.transform.FoldScaleAxis()
+  return FoldScaleAxisSequential({"FoldScaleAxis", 0}, BackwardFoldScaleAxis{}, ForwardFoldScaleAxis{}, FoldConstant{});
+}
 
 // [annotate-spans]
 // AnnotateSpans: passinfra's AnnotateSpans pass (passinfra/ir/annotate_spans.hpp)
@@ -507,6 +545,11 @@ inline void register_passes(passinfra::PassRegistry<Module>& registry, passinfra
   registry.add<ToANormalForm>("bind every computation to a let variable");
   registry.add<CanonicalizeOps>("rewrite nn.bias_add as add of expand_dims");
   registry.add<AnnotateSpans>("print and parse back, so every node has a span into GeneratedSource");
+  registry.add<BackwardFoldScaleAxis>("fold a per-channel multiply after nn.conv2d into its weight");
+  registry.add<ForwardFoldScaleAxis>("fold a per-channel multiply before nn.conv2d into its weight");
+  registry.add(
+      "FoldScaleAxis", [](const PassOptions&) { return FoldScaleAxis(); }, {},
+      "BackwardFoldScaleAxis, ForwardFoldScaleAxis, then FoldConstant");
   registry.add(
       "FuseOps",
       [](const PassOptions& options) { return FuseOps(passinfra::get_option<int>(options, "fuse_opt_level")); },

@@ -7,6 +7,7 @@
 #include "tinyir/transforms/dead_code_elimination.hpp"
 #include "tinyir/transforms/eliminate_common_subexpr.hpp"
 #include "tinyir/transforms/fold_constant.hpp"
+#include "tinyir/transforms/fold_scale_axis.hpp"
 #include "tinyir/transforms/fuse_ops.hpp"
 #include "tinyir/transforms/multiply_constants.hpp"
 #include "tinyir/transforms/to_a_normal_form.hpp"

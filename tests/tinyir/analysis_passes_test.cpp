@@ -110,10 +110,23 @@ def @g(%y: Tensor[(2), float32], %w: Tensor[(2), float32]) {
 }
 )IR";
 
+// @h has no nn.conv2d, yet ConvertLayout changes it as Relay's does: the bias that
+// CanonicalizeOps adds to nn.dense's "NC" result is expanded from "C" to "NC".
+constexpr std::string_view kDenseWithoutConv =
+    R"IR(def @h(%d: Tensor[(2, 16), float32], %dw: Tensor[(3, 16), float32], %db: Tensor[(3), float32]) {
+  %0 = nn.dense(%d, %dw, units=3);
+  nn.bias_add(%0, %db, axis=-1)
+}
+def @main(%x: Tensor[(1, 4, 8, 8), float32], %w: Tensor[(4, 4, 3, 3), float32]) {
+  nn.conv2d(%x, %w, padding=[1, 1, 1, 1])
+}
+)IR";
+
 }  // namespace
 
 TEST_CASE("tinyir analyses in passes: every pass gives the same IR with and without an analysis manager") {
-  for (const Module& input : {example(), resnet18(false), resnet18(true), from_text(kTwoFunctions)}) {
+  for (const Module& input :
+       {example(), resnet18(false), resnet18(true), from_text(kTwoFunctions), from_text(kDenseWithoutConv)}) {
     passinfra::PassContext<Module> plain({.opt_level = 3});
     const Module expected = passinfra::run(plain_pipeline(), input, plain);
 
@@ -123,6 +136,34 @@ TEST_CASE("tinyir analyses in passes: every pass gives the same IR with and with
     CHECK(typed(got) == typed(expected));
     CHECK_FALSE(am.empty());  // the passes used it
   }
+}
+
+TEST_CASE("tinyir analyses in passes: FoldScaleAxis gives the same IR with and without an analysis manager") {
+  // @main's scale folds into the weight (backward) and @g's input scale too (forward);
+  // @h has nothing to fold and stays the same node.
+  const Module input = from_text(
+      R"IR(def @main(%x: Tensor[(1, 4, 8, 8), float32], %w: Tensor[(2, 4, 3, 3), float32], %s: Tensor[(2, 1, 1), float32]) {
+  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1]);
+  multiply(%0, %s)
+}
+def @g(%x: Tensor[(1, 4, 8, 8), float32], %w: Tensor[(2, 4, 3, 3), float32], %t: Tensor[(4, 1, 1), float32]) {
+  %0 = multiply(%x, %t);
+  nn.conv2d(%0, %w)
+}
+def @h(%y: Tensor[(2), float32]) {
+  add(%y, %y)
+}
+)IR");
+  passinfra::PassContext<Module> plain({.opt_level = 3});
+  const Module expected = passinfra::run(FoldScaleAxis(), input, plain);
+  CHECK(count_calls(expected.lookup("main")).at("multiply") == 1);  // on the weight
+  CHECK(count_calls(expected.lookup("g")).at("multiply") == 1);
+  CHECK(expected.lookup("h") == input.lookup("h"));
+
+  Manager am;
+  auto ctx = passinfra::make_pass_context<Module>({.opt_level = 3}, am);
+  const Module got = passinfra::run(FoldScaleAxis(), input, ctx);
+  CHECK(typed(got) == typed(expected));
 }
 
 TEST_CASE("tinyir analyses in passes: InferType is a TypeMap lookup that re-infers only the functions a pass changed") {

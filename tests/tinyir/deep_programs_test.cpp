@@ -129,6 +129,7 @@ void run_every_pass(const Module& m, bool through_passinfra) {
   CHECK(!print(infer_types(anf)).empty());
   (void)canonicalize_ops(m);
   (void)convert_layout(m, {{"nn.conv2d", {"NHWC"}}});
+  (void)fold_scale_axis(m);
   const Module fused = fuse_ops(m, 1);
   (void)infer_types(fused);
   (void)defuse_ops(fused);
@@ -332,4 +333,27 @@ TEST_CASE(
   CHECK(print(parse(printed, "again")) == printed);
   CHECK_THROWS_AS(infer_types(m), TypeError);
   CHECK(structural_equal(annotate_spans(m), m));
+}
+
+TEST_CASE("tinyir deep: a scale 10,000 and 100,000 relus away from its convolution folds, both ways") {
+  for (const int n : {10'000, 100'000}) {
+    if (n == 100'000 && kSanitized) break;
+    CAPTURE(n);
+    Var x = make_var("x", tensor_type({1, 2, 4, 4}));
+    const Constant w = make_constant(tensor_type({2, 2, 1, 1}), std::vector<float>{1.0f, 2.0f, 3.0f, 4.0f});
+    const Constant s = make_constant(tensor_type({2, 1, 1}), std::vector<float>{2.0f, 3.0f});
+    // Backward: conv2d, n relus, then the scale; forward: the scale, n relus, then conv2d.
+    Expr back = op::conv2d(x, w);
+    for (int i = 0; i < n; ++i) back = op::relu(back);
+    back = op::multiply(back, s);
+    Expr fwd = op::multiply(x, s);
+    for (int i = 0; i < n; ++i) fwd = op::relu(fwd);
+    fwd = op::conv2d(fwd, w);
+    const Module m{{"main", make_function({x}, op::add(back, fwd))}};
+    const Module folded = fold_scale_axis(m);
+    const auto counts = count_calls(folded);
+    CHECK(counts.count("multiply") == 0);
+    CHECK(counts.at("nn.relu") == static_cast<std::size_t>(2 * n));
+    CHECK(infer_types(folded).size() == 1);
+  }
 }

@@ -116,6 +116,14 @@ TEST_CASE("tinyir passes: names, opt_levels and required passes are Relay's") {
   CHECK(to_string(info_of<ConvertLayout>) ==
         "The meta data of the pass - pass name: ConvertLayout, opt_level: 3, required passes: [\n"
         "InferType, CanonicalizeOps, ]\n");
+  CHECK(to_string(info_of<BackwardFoldScaleAxis>) ==
+        "The meta data of the pass - pass name: BackwardFoldScaleAxis, opt_level: 3, required passes: [\n"
+        "InferType, ]\n");
+  CHECK(to_string(info_of<ForwardFoldScaleAxis>) ==
+        "The meta data of the pass - pass name: ForwardFoldScaleAxis, opt_level: 3, required passes: [\n"
+        "InferType, ]\n");
+  CHECK(to_string(info_of<FoldScaleAxisSequential>(FoldScaleAxis())) ==
+        "The meta data of the pass - pass name: FoldScaleAxis, opt_level: 0, required passes: []\n");
   CHECK(to_string(info_of<AnnotateSpans>) ==
         "The meta data of the pass - pass name: AnnotateSpans, opt_level: 0, required passes: []\n");
   CHECK(to_string(info_of<PrintIR>(PrintIR{})) ==
@@ -362,6 +370,40 @@ TEST_CASE("tinyir passes: a Sequential runs required passes first and gates by o
         "    InferType\n");
 }
 
+// conv2d then a per-channel scale, both parameters: the scale is folded into an
+// expression on the weight (FoldConstant cannot fold parameters).
+constexpr std::string_view kScaleInput =
+    R"IR(def @main(%x: Tensor[(1, 4, 8, 8), float32], %w: Tensor[(2, 4, 3, 3), float32], %s: Tensor[(2, 1, 1), float32]) {
+  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1]);
+  multiply(%0, %s)
+}
+)IR";
+
+TEST_CASE("tinyir passes: FoldScaleAxis folds from opt_level 3, as Relay's Sequential does") {
+  // At the default opt_level 2 only its FoldConstant runs (the instrument tutorial's profile).
+  CHECK(nesting_of(FoldScaleAxis(), kScaleInput, 2) == "FoldScaleAxis\n  FoldConstant\n    InferType\n");
+  CHECK(print(run_on(FoldScaleAxis(), kScaleInput, 2)) == print(from_text(kScaleInput)));
+  CHECK(nesting_of(FoldScaleAxis(), kScaleInput, 3) ==
+        "FoldScaleAxis\n"
+        "  InferType\n"
+        "  BackwardFoldScaleAxis\n"
+        "    InferType\n"
+        "  InferType\n"
+        "  ForwardFoldScaleAxis\n"
+        "    InferType\n"
+        "  FoldConstant\n"
+        "    InferType\n");
+  CHECK(
+      typed(run_on(FoldScaleAxis(), kScaleInput, 3)) ==
+      R"IR(def @main(%x: Tensor[(1, 4, 8, 8), float32], %w: Tensor[(2, 4, 3, 3), float32], %s: Tensor[(2, 1, 1), float32]) {
+  %0 = reshape(%s, newshape=[2]) /* ty=Tensor[(2), float32] */;
+  %1 = expand_dims(%0, axis=1, num_newaxis=3) /* ty=Tensor[(2, 1, 1, 1), float32] */;
+  %2 = multiply(%w, %1) /* ty=Tensor[(2, 4, 3, 3), float32] */;
+  nn.conv2d(%x, %2, padding=[1, 1, 1, 1]) /* ty=Tensor[(1, 2, 8, 8), float32] */
+}
+)IR");
+}
+
 TEST_CASE("tinyir passes: the follow-up InferType runs under a static context too") {
   NestingRecorder recorder;
   auto ctx = passinfra::make_pass_context<Module>({.opt_level = 3}, std::ref(recorder));
@@ -376,9 +418,10 @@ TEST_CASE("tinyir passes: register_passes registers every pass by name") {
   passinfra::PassRegistry<Module> registry;
   register_passes(registry);
   register_passes(registry);  // the same registrations again: a no-op
-  CHECK(registry.names() == std::vector<std::string>{"AnnotateSpans", "CanonicalizeOps", "ConvertLayout",
-                                                     "DeadCodeElimination", "DefuseOps", "EliminateCommonSubexpr",
-                                                     "FoldConstant", "FuseOps", "InferType", "PrintIR",
+  CHECK(registry.names() == std::vector<std::string>{"AnnotateSpans", "BackwardFoldScaleAxis", "CanonicalizeOps",
+                                                     "ConvertLayout", "DeadCodeElimination", "DefuseOps",
+                                                     "EliminateCommonSubexpr", "FoldConstant", "FoldScaleAxis",
+                                                     "ForwardFoldScaleAxis", "FuseOps", "InferType", "PrintIR",
                                                      "ToANormalForm"});
 
   // Created by name, a pass does what the pass type does, with the same info.
@@ -386,6 +429,12 @@ TEST_CASE("tinyir passes: register_passes registers every pass by name") {
   CHECK(fold.info() == passinfra::info_of<FoldConstant>);
   CHECK(typed(run_on(fold, kFoldInput)) == typed(run_on(FoldConstant{}, kFoldInput)));
   CHECK(nesting_of(fold, kFoldInput) == "FoldConstant\n  InferType\n");
+
+  const auto scale = registry.create("FoldScaleAxis");
+  CHECK(passinfra::to_string(scale.info()) ==
+        "The meta data of the pass - pass name: FoldScaleAxis, opt_level: 0, required passes: []\n");
+  CHECK(typed(run_on(scale, kScaleInput, 3)) == typed(run_on(FoldScaleAxis(), kScaleInput, 3)));
+  CHECK(nesting_of(scale, kScaleInput, 3) == nesting_of(FoldScaleAxis(), kScaleInput, 3));
 
   const auto cse = registry.create("EliminateCommonSubexpr");
   CHECK(passinfra::to_string(cse.info()) ==

@@ -6,9 +6,11 @@
 #include <limits>
 #include <string>
 #include <type_traits>
+#include <unordered_map>
 #include <vector>
 
 #include "tinyir/tinyir.hpp"
+#include "tinyir/verify.hpp"
 
 namespace {
 
@@ -806,6 +808,295 @@ TEST_CASE("tinyir: convert_layout then fold_constant on resnet18 keeps the types
   // data in, 21 weights (shape-only constants do not fold), and back before batch_flatten.
   CHECK(after.at("layout_transform") == 1 + 21 + 1);
   CHECK(after.at("nn.conv2d") == before.at("nn.conv2d"));
+}
+
+// Relay's ConvertLayout on operands of lower rank: the trailing sub-layout of the
+// other operand is theirs ("CHW" for (4, 1, 1), "W" for (8), "C" after nn.dense's
+// "NC"); they are expanded at axis 0 (missing axes in front) and transformed like
+// the other operand. nn.bias_add has no layout rule in Relay: its data goes back
+// to NCHW first.
+TEST_CASE("tinyir: convert_layout expands a lower-rank operand before its transform, as Relay") {
+  const Module m = from_text(
+      R"IR(def @main(%x: Tensor[(1, 4, 8, 8), float32], %w: Tensor[(4, 4, 3, 3), float32], %b: Tensor[(4, 1, 1), float32], %v: Tensor[(8), float32], %c: Tensor[(4), float32], %d: Tensor[(2, 16), float32], %dw: Tensor[(3, 16), float32], %db: Tensor[(3), float32]) {
+  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1]);
+  %1 = add(%0, %b);
+  %2 = multiply(%1, %v);
+  %3 = multiply(%2, 2f);
+  %4 = nn.bias_add(%3, %c);
+  %5 = nn.dense(%d, %dw, units=3);
+  %6 = add(%5, %db);
+  (%4, %6)
+}
+)IR");
+  const Module c = convert_layout(m, {{"nn.conv2d", {"NHWC"}}});
+  CHECK(
+      print(infer_types(c), {.show_types = true}) ==
+      R"IR(def @main(%x: Tensor[(1, 4, 8, 8), float32], %w: Tensor[(4, 4, 3, 3), float32], %b: Tensor[(4, 1, 1), float32], %v: Tensor[(8), float32], %c: Tensor[(4), float32], %d: Tensor[(2, 16), float32], %dw: Tensor[(3, 16), float32], %db: Tensor[(3), float32]) {
+  %0 = layout_transform(%x, src_layout="NCHW", dst_layout="NHWC") /* ty=Tensor[(1, 8, 8, 4), float32] */;
+  %1 = layout_transform(%w, src_layout="OIHW", dst_layout="HWIO") /* ty=Tensor[(3, 3, 4, 4), float32] */;
+  %2 = nn.conv2d(%0, %1, padding=[1, 1, 1, 1], data_layout="NHWC", kernel_layout="HWIO") /* ty=Tensor[(1, 8, 8, 4), float32] */;
+  %3 = expand_dims(%b, axis=0) /* ty=Tensor[(1, 4, 1, 1), float32] */;
+  %4 = layout_transform(%3, src_layout="NCHW", dst_layout="NHWC") /* ty=Tensor[(1, 1, 1, 4), float32] */;
+  %5 = add(%2, %4) /* ty=Tensor[(1, 8, 8, 4), float32] */;
+  %6 = expand_dims(%v, axis=0, num_newaxis=3) /* ty=Tensor[(1, 1, 1, 8), float32] */;
+  %7 = layout_transform(%6, src_layout="NHCW", dst_layout="NHWC") /* ty=Tensor[(1, 1, 8, 1), float32] */;
+  %8 = multiply(%5, %7) /* ty=Tensor[(1, 8, 8, 4), float32] */;
+  %9 = multiply(%8, 2f) /* ty=Tensor[(1, 8, 8, 4), float32] */;
+  %10 = layout_transform(%9, src_layout="NHWC", dst_layout="NCHW") /* ty=Tensor[(1, 4, 8, 8), float32] */;
+  %11 = nn.bias_add(%10, %c) /* ty=Tensor[(1, 4, 8, 8), float32] */;
+  %12 = nn.dense(%d, %dw, units=3) /* ty=Tensor[(2, 3), float32] */;
+  %13 = expand_dims(%db, axis=0) /* ty=Tensor[(1, 3), float32] */;
+  %14 = add(%12, %13) /* ty=Tensor[(2, 3), float32] */;
+  (%11, %14) /* ty=(Tensor[(1, 4, 8, 8), float32], Tensor[(2, 3), float32]) */
+}
+)IR");
+  CHECK(!verify(c));
+  // After CanonicalizeOps the bias is add(x, expand_dims(%c, axis=1, num_newaxis=2)):
+  // rank 3, so expanded once more and transformed, and the add stays in NHWC.
+  const auto counts = count_calls(convert_layout(canonicalize_ops(m), {{"nn.conv2d", {"NHWC"}}}));
+  CHECK(counts.at("expand_dims") == 5);
+  CHECK(counts.at("layout_transform") == 6);  // %x, %w, %b, %v, %c in; the result out
+  CHECK(counts.count("nn.bias_add") == 0);
+}
+
+TEST_CASE("tinyir: convert_layout then fold_constant folds the expanded, transformed constants") {
+  // %v's values along W (0..7): after NHWC conversion and folding, a (1, 1, 8, 1)
+  // constant holding the same values along W.
+  std::vector<float> v(8);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i);
+  Var x = make_var("x", tensor_type({1, 2, 8, 8}));
+  Var w = make_var("w", tensor_type({2, 2, 1, 1}));
+  Expr body = op::multiply(op::conv2d(x, w), make_constant(tensor_type({8}), v));
+  const Module m{{"main", make_function({x, w}, body)}};
+  const Module folded = fold_constant(convert_layout(m, {{"nn.conv2d", {"NHWC"}}}));
+  const auto counts = count_calls(folded);
+  CHECK(counts.count("expand_dims") == 0);
+  CHECK(counts.at("layout_transform") == 3);  // x and w in, the result out
+  std::vector<Constant> constants;
+  post_order_visit(folded.main()->body, [&](const Expr& e) {
+    if (e->kind == ExprKind::Constant) constants.push_back(std::static_pointer_cast<const ConstantNode>(e));
+  });
+  REQUIRE(constants.size() == 1);
+  CHECK(to_string(constants[0]->type) == "Tensor[(1, 1, 8, 1), float32]");
+  REQUIRE(constants[0]->data);
+  CHECK(*constants[0]->data == v);
+}
+
+TEST_CASE("tinyir: canonicalize_ops, convert_layout and fold_constant on resnet18 give the tutorial's op counts") {
+  // relay.testing.resnet's parameters bound to constants with data (zeros), as the
+  // instrument tutorial's bind_params_by_name does.
+  const Module r = resnet18(false);
+  std::unordered_map<const VarNode*, Expr> binds;
+  std::vector<Var> params;
+  for (const Var& p : r.main()->params) {
+    if (p->name == "data") {
+      params.push_back(p);
+      continue;
+    }
+    const auto n = static_cast<std::size_t>(num_elements(*as_tensor(p->type_annotation)));
+    binds.emplace(p.get(), make_constant(p->type_annotation, std::vector<float>(n, 0.0f)));
+  }
+  const Module bound{{"main", make_function(params, substitute(r.main()->body, binds))}};
+  const Module canonical = canonicalize_ops(bound);
+  const Module converted = convert_layout(canonical, {{"nn.conv2d", {"NHWC", "HWIO"}}});
+  const Module folded = fold_constant(converted);
+  auto count = [](const Module& m, const char* op) {
+    const auto c = count_calls(m);
+    const auto it = c.find(op);
+    return it == c.end() ? std::size_t{0} : it->second;
+  };
+  // ConvertLayout: data in and out, 21 weights; the classifier's bias, added to
+  // nn.dense's "NC" result, is expanded from "C". FoldConstant folds the constants'.
+  CHECK(count(canonical, "expand_dims") == 0);
+  CHECK(count(converted, "layout_transform") == 23);
+  CHECK(count(converted, "expand_dims") == 1);
+  CHECK(count(folded, "layout_transform") == 2);
+  CHECK(count(folded, "expand_dims") == 0);
+  CHECK(!verify(folded));
+  CHECK(to_string(infer_types(folded).main()->body->checked_type()) == "Tensor[(1, 1000), float32]");
+}
+
+// ---- FoldScaleAxis: each program evaluated before and after on the same inputs.
+
+// Deterministic, varied values (every other one negative unless `positive`).
+std::vector<float> sample_values(std::size_t n, unsigned seed, bool positive = false) {
+  std::vector<float> v(n);
+  unsigned x = seed * 2654435761u + 12345u;
+  for (std::size_t i = 0; i < n; ++i) {
+    x = x * 1103515245u + 12345u;
+    const float u = 0.25f + static_cast<float>((x >> 8) % 1000) / 1000.0f;  // [0.25, 1.25)
+    v[i] = positive || i % 2 == 1 ? u : -u;
+  }
+  return v;
+}
+
+// conv2d in NCHW/OIHW (groups 1, dilation 1), what fold_constant does not evaluate.
+std::vector<float> conv2d_nchw(const CallNode& c, const ConstantNode& x, const ConstantNode& w, const TensorType& out) {
+  const auto& xs = x.tensor_type().shape;
+  const auto& ws = w.tensor_type().shape;
+  const AttrValue* st = c.attrs.find("strides");
+  const AttrValue* pd = c.attrs.find("padding");
+  const std::int64_t sh = st ? st->as_ints()[0] : 1, sw = st ? st->as_ints()[1] : 1;
+  const std::int64_t pt = pd ? pd->as_ints()[0] : 0, pl = pd ? pd->as_ints()[1] : 0;
+  std::vector<float> r(static_cast<std::size_t>(num_elements(out)), 0.0f);
+  const auto& os = out.shape;
+  auto at = [](const std::vector<std::int64_t>& s, std::int64_t a, std::int64_t b, std::int64_t c2, std::int64_t d) {
+    return static_cast<std::size_t>(((a * s[1] + b) * s[2] + c2) * s[3] + d);
+  };
+  for (std::int64_t n = 0; n < os[0]; ++n)
+    for (std::int64_t o = 0; o < os[1]; ++o)
+      for (std::int64_t y = 0; y < os[2]; ++y)
+        for (std::int64_t xx = 0; xx < os[3]; ++xx) {
+          float acc = 0.0f;
+          for (std::int64_t i = 0; i < ws[1]; ++i)
+            for (std::int64_t ky = 0; ky < ws[2]; ++ky)
+              for (std::int64_t kx = 0; kx < ws[3]; ++kx) {
+                const std::int64_t iy = y * sh + ky - pt, ix = xx * sw + kx - pl;
+                if (iy < 0 || ix < 0 || iy >= xs[2] || ix >= xs[3]) continue;
+                acc += (*x.data)[at(xs, n, i, iy, ix)] * (*w.data)[at(ws, o, i, ky, kx)];
+              }
+          r[at(os, n, o, y, xx)] = acc;
+        }
+  return r;
+}
+
+// The values of @main's result (a tensor) with every parameter bound to sample
+// values: fold_constant's evaluator for every operator but conv2d.
+std::vector<float> evaluate_main(const Module& m) {
+  std::unordered_map<const VarNode*, Expr> binds;
+  unsigned seed = 1;
+  for (const Var& p : m.main()->params) {
+    const TensorType& t = *as_tensor(p->type_annotation);
+    binds.emplace(p.get(),
+                  make_constant(p->type_annotation, sample_values(static_cast<std::size_t>(num_elements(t)), seed++)));
+  }
+  const Module bound = infer_types(Module{{"main", make_function({}, substitute(m.main()->body, binds))}});
+  std::unordered_map<const ExprNode*, Constant> value;
+  post_order_visit(bound.main()->body, [&](const Expr& e) {
+    if (e->kind == ExprKind::Constant) {
+      value[e.get()] = std::static_pointer_cast<const ConstantNode>(e);
+      return;
+    }
+    const auto* c = e->as<CallNode>();
+    if (!c) return;
+    const TensorType& out = *as_tensor(e->checked_type());
+    std::vector<const ConstantNode*> args;
+    for (const Expr& a : c->args) args.push_back(value.at(a.get()).get());
+    std::vector<float> data;
+    if (c->op == "nn.conv2d") {
+      data = conv2d_nchw(*c, *args[0], *args[1], out);
+    } else if (c->op == "nn.dense") {  // (n, k) x (units, k)
+      const auto k = static_cast<std::size_t>(args[0]->tensor_type().shape[1]);
+      const auto units = static_cast<std::size_t>(out.shape[1]);
+      data.assign(static_cast<std::size_t>(num_elements(out)), 0.0f);
+      for (std::size_t i = 0; i < data.size(); ++i)
+        for (std::size_t j = 0; j < k; ++j)
+          data[i] += (*args[0]->data)[i / units * k + j] * (*args[1]->data)[i % units * k + j];
+    } else if (c->op == "nn.bias_add") {  // axis 1 of NCHW
+      const auto& sh = out.shape;
+      const auto plane = static_cast<std::size_t>(sh[2] * sh[3]);
+      data = *args[0]->data;
+      for (std::size_t i = 0; i < data.size(); ++i)
+        data[i] += (*args[1]->data)[i / plane % static_cast<std::size_t>(sh[1])];
+    } else {
+      data = evaluate_op(*c, args, out).value();
+    }
+    value[e.get()] = make_constant(e->checked_type(), data);
+  });
+  return *value.at(bound.main()->body.get())->data;
+}
+
+bool close(const std::vector<float>& a, const std::vector<float>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (std::abs(a[i] - b[i]) > 1e-4f * (1.0f + std::abs(b[i]))) return false;
+  return true;
+}
+
+Constant sample_constant(std::vector<std::int64_t> shape, unsigned seed, bool positive = false) {
+  const Type t = tensor_type(std::move(shape));
+  return make_constant(t, sample_values(static_cast<std::size_t>(num_elements(*as_tensor(t))), seed, positive));
+}
+
+std::size_t calls_of(const Module& m, const std::string& op) {
+  const auto c = count_calls(m);
+  const auto it = c.find(op);
+  return it == c.end() ? 0 : it->second;
+}
+
+// fold_scale_axis(m) folds every multiply away and computes what m computes.
+void check_folded(const Module& m) {
+  const Module f = fold_scale_axis(m);
+  CHECK(calls_of(m, "multiply") > 0);
+  CHECK(calls_of(f, "multiply") == 0);
+  CHECK(calls_of(f, "nn.conv2d") + calls_of(f, "nn.dense") == calls_of(m, "nn.conv2d") + calls_of(m, "nn.dense"));
+  CHECK(!verify(f));
+  CHECK(close(evaluate_main(f), evaluate_main(m)));
+}
+
+TEST_CASE("tinyir: fold_scale_axis folds a scale after conv2d or nn.dense into the weight (backward)") {
+  Var x = make_var("x", tensor_type({1, 2, 5, 5}));
+  const Constant w = sample_constant({3, 2, 3, 3}, 1);
+  const Attrs pad{{"padding", {1, 1}}};
+  // (3, 1, 1) and (3): both broadcast on the channel axis only; negative values too.
+  check_folded(
+      Module{{"main", make_function({x}, op::multiply(op::conv2d(x, w, pad), sample_constant({3, 1, 1}, 2)))}});
+  check_folded(Module{{"main", make_function({x}, op::multiply(sample_constant({3, 1, 1}, 3), op::conv2d(x, w)))}});
+  // Through add of two convolutions, and through nn.bias_add on axis 1.
+  Expr two = op::add(op::conv2d(x, w, pad), op::conv2d(x, sample_constant({3, 2, 1, 1}, 4)));
+  check_folded(Module{{"main", make_function({x}, op::multiply(two, sample_constant({3, 1, 1}, 5)))}});
+  Expr biased = op::bias_add(op::conv2d(x, w), sample_constant({3}, 6));
+  check_folded(Module{{"main", make_function({x}, op::multiply(biased, sample_constant({3, 1, 1}, 7)))}});
+  // nn.dense: the output's axis 1 scales the weight's rows.
+  Var d = make_var("d", tensor_type({2, 4}));
+  Expr dense = op::dense(d, sample_constant({3, 4}, 8), {{"units", 3}});
+  check_folded(Module{{"main", make_function({d}, op::multiply(dense, sample_constant({3}, 9)))}});
+  // The scale's own form: a reshape to (3), expanded to the kernel's O axis.
+  const Module back = backward_fold_scale_axis(
+      Module{{"main", make_function({x}, op::multiply(op::conv2d(x, w), make_var("s", tensor_type({3, 1, 1}))))}});
+  CHECK(print(back).find("%0 = reshape(%s, newshape=[3]);\n  %1 = expand_dims(%0, axis=1, num_newaxis=3);\n  "
+                         "%2 = multiply(meta[Constant][0], %1);\n  nn.conv2d(%x, %2)") != std::string::npos);
+}
+
+TEST_CASE("tinyir: fold_scale_axis folds a scale before conv2d into the weight (forward), dividing what is added") {
+  Var x = make_var("x", tensor_type({1, 2, 5, 5}));
+  const Constant w = sample_constant({3, 2, 3, 3}, 11);
+  Expr scaled = op::multiply(x, sample_constant({2, 1, 1}, 12));
+  check_folded(Module{{"main", make_function({x}, op::conv2d(scaled, w))}});
+  // add(x * s, b) = (x + b / s) * s: b is divided, the scale goes on.
+  Expr added = op::add(scaled, sample_constant({2, 1, 1}, 13, /*positive=*/true));
+  check_folded(Module{{"main", make_function({x}, op::conv2d(added, w))}});
+  // Both users of the scaled value are convolutions: both weights take it.
+  check_folded(Module{{"main", make_function({x}, op::add(op::conv2d(scaled, w),
+                                                          op::conv2d(scaled, sample_constant({3, 2, 3, 3}, 14))))}});
+}
+
+TEST_CASE("tinyir: fold_scale_axis crosses nn.relu only with a non-negative scale, and needs single users") {
+  Var x = make_var("x", tensor_type({1, 2, 5, 5}));
+  const Constant w = sample_constant({3, 2, 3, 3}, 21);
+  Expr act = op::relu(op::conv2d(x, w));
+  check_folded(Module{{"main", make_function({x}, op::multiply(act, sample_constant({3, 1, 1}, 22, true)))}});
+  check_folded(Module{
+      {"main", make_function({x}, op::conv2d(op::relu(op::multiply(x, sample_constant({2, 1, 1}, 23, true))), w))}});
+  // relu(y) * s != relu(y * s) for s < 0: left alone, both ways.
+  const Module neg_back{{"main", make_function({x}, op::multiply(act, sample_constant({3, 1, 1}, 24)))}};
+  const Module neg_fwd{
+      {"main", make_function({x}, op::conv2d(op::relu(op::multiply(x, sample_constant({2, 1, 1}, 25))), w))}};
+  // A convolution used twice, and a scaled value also returned as it is.
+  Expr conv = op::conv2d(x, w);
+  const Module shared_back{
+      {"main", make_function({x}, op::add(op::multiply(conv, sample_constant({3, 1, 1}, 26)), conv))}};
+  Expr scaled = op::multiply(x, sample_constant({2, 1, 1}, 27));
+  const Module shared_fwd{
+      {"main", make_function({x}, op::add(op::conv2d(scaled, w), op::conv2d(x, sample_constant({3, 2, 3, 3}, 28))))}};
+  const Module shared_out{{"main", make_function({x}, make_tuple_expr({op::conv2d(scaled, w), scaled}))}};
+  for (const Module& m : {neg_back, neg_fwd, shared_back}) {
+    const Module f = fold_scale_axis(m);
+    CHECK(calls_of(f, "multiply") == calls_of(m, "multiply"));
+    CHECK(close(evaluate_main(f), evaluate_main(m)));
+  }
+  CHECK(calls_of(fold_scale_axis(shared_fwd), "multiply") == 0);
+  CHECK(print(fold_scale_axis(shared_out)) == print(fold_constant(shared_out)));
 }
 
 TEST_CASE("tinyir: multiply_constants wraps each constant as the tutorial's custom pass") {

@@ -1,24 +1,45 @@
 // tinyir/transforms/convert_layout.hpp — ConvertLayout: run nn.conv2d in a desired
-// data/kernel layout, inserting layout_transform at the boundaries.
+// data/kernel layout, inserting layout_transform at the boundaries, as Relay's
+// ConvertLayout (src/relay/transforms/convert_layout.cc, transform_layout.h) does.
 //
 // DesiredLayouts                         op name → {data layout, kernel layout or "default"}
 // convert_layout(mod, desired)           every function
 // convert_layout(fn, mod, desired)       one function (function-pass shape)
 //
-// Only "nn.conv2d" may be named (anything else throws Error). A conv2d whose layouts
-// differ from the desired ones gets layout_transform on its inputs and runs in the
-// desired layouts; "default" picks HWIO for NHWC and OIHW for NCHW. The new layout
-// then flows through layout-agnostic consumers — nn.relu, clip, add, subtract,
-// multiply, divide (the other operand is transformed too when it has the same rank,
-// kept when it is a scalar), nn.bias_add, nn.batch_norm and nn.softmax (axis
-// remapped), nn.max_pool2d and nn.global_avg_pool2d (layout attribute) — and is
-// transformed back before any other consumer, a let binding, a tuple and the
-// function's result. Transforms of the same value are made once. Types are inferred
-// first. With FoldConstant afterwards, transforms of constants with data fold away.
+// Only "nn.conv2d" may be named (anything else throws Error); "default" picks HWIO
+// for NHWC and OIHW for NCHW. Types are inferred first. The rewrite is Relay's
+// LayoutRewriter: every value carries the layout its users expect (old) and the one
+// it is in now (new), either possibly undefined (a parameter, a constant, the result
+// of an operator without layout inference). Each operator call asks its operator's
+// layout inference (Relay's FInferCorrectLayout) twice — from the old layouts, then
+// from the new ones — and each argument is transformed from what it is to what the
+// call wants. The inference rules are Relay's:
+//
+//   nn.conv2d                  data/kernel layouts from its attributes, out = data layout
+//   nn.relu, clip              the first defined input layout (ElemwiseArbitraryLayout)
+//   add, subtract, multiply,   BinaryBroadcastLayout: an undefined operand takes the
+//   divide                     trailing sub-layout of the defined one; after a rewrite the
+//                              smaller operand is transformed like the larger one
+//   nn.batch_norm              its axis follows the data's channel; gamma... are "C"
+//   nn.max_pool2d,             the `layout` attribute follows the input
+//   nn.global_avg_pool2d
+//   nn.dense                   "NC" in and out
+//
+// Any other operator (nn.bias_add, nn.softmax, nn.batch_flatten, reshape, expand_dims,
+// layout_transform), a let binding, a tuple and the function's result see their
+// operands back in the old layout. A transform from a layout with fewer axes than
+// the target first expands the operand (expand_dims at axis 0, the missing axes in
+// front: "C" → "NC", "CHW" → "NCHW"), then transforms what is still out of order, so
+// add(dense(...), bias) gets expand_dims(bias) and add(conv2d in NHWC, b: (C, 1, 1))
+// gets layout_transform(expand_dims(b), "NCHW", "NHWC"); scalars are left alone.
+// Transforms of the same value are made once. With FoldConstant afterwards, the
+// transforms and expansions of constants with data fold away.
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -32,6 +53,62 @@ namespace tinyir {
 using DesiredLayouts = std::map<std::string, std::vector<std::string>>;
 
 namespace detail {
+
+// A layout: one upper-case letter per axis ("NCHW"; "" for a scalar), or nullopt
+// when undefined (Relay's Layout::Undef()).
+using Layout = std::optional<std::string>;
+
+// Relay's InferCorrectLayoutOutput.
+struct LayoutInference {
+  std::vector<Layout> inputs;
+  std::vector<Layout> outputs;
+  Attrs attrs;
+};
+
+// Relay's TryTransformLike for layouts without split axes: `old` renamed the way
+// `ref_old` becomes `ref_new`, aligned on their trailing axes; nullopt when the two
+// do not line up.
+inline Layout try_transform_like(const std::string& old, const std::string& ref_old, const std::string& ref_new) {
+  const std::string& large = ref_old.size() > old.size() ? ref_old : old;
+  const std::string& small = ref_old.size() > old.size() ? old : ref_old;
+  const std::string large_sub = large.substr(large.size() - small.size());
+  const std::string rest = large.substr(0, large.size() - small.size());
+  for (char c : rest)
+    if (large_sub.find(c) != std::string::npos) return std::nullopt;
+  std::map<char, char> to, back;  // Isomorphic(large_sub, small)
+  for (std::size_t i = 0; i < small.size(); ++i) {
+    if (to.emplace(large_sub[i], small[i]).first->second != small[i]) return std::nullopt;
+    if (back.emplace(small[i], large_sub[i]).first->second != large_sub[i]) return std::nullopt;
+  }
+  if (old.empty()) return old;
+  if (old.size() > ref_old.size()) return std::nullopt;
+  std::array<int, 26> mapping{};
+  std::array<bool, 26> used{};
+  mapping.fill(-1);
+  auto idx = [](char c) { return static_cast<std::size_t>(c - 'A'); };
+  for (std::size_t k = 0; k < old.size(); ++k) {
+    const char r = ref_old[ref_old.size() - 1 - k];
+    const char o = old[old.size() - 1 - k];
+    mapping[idx(r)] = o - 'A';
+    used[idx(o)] = true;
+  }
+  for (std::size_t k = ref_old.size(); k-- > 0;) {
+    const char r = ref_old[k];
+    if (mapping[idx(r)] != -1) continue;
+    int pick = used[idx(r)] ? -1 : static_cast<int>(idx(r));
+    for (int i = 0; pick == -1 && i < 26; ++i)
+      if (!used[static_cast<std::size_t>(i)]) pick = i;
+    if (pick == -1) return std::nullopt;
+    mapping[idx(r)] = pick;
+    used[static_cast<std::size_t>(pick)] = true;
+  }
+  std::string out;
+  for (char c : ref_new) {
+    if (c < 'A' || c > 'Z' || mapping[idx(c)] == -1) return std::nullopt;
+    out += static_cast<char>('A' + mapping[idx(c)]);
+  }
+  return out;
+}
 
 class LayoutConverter {
  public:
@@ -57,20 +134,19 @@ class LayoutConverter {
   }
 
   Function run(const Function& fn) {
-    if (!enabled_) return fn;
     Expr body = original(visit(fn->body));
     if (body == fn->body) return fn;
     return make_function(fn->params, std::move(body), fn->ret_type, fn->attrs, fn->span);
   }
 
  private:
-  // A rewritten value: `cur` is its layout when it differs from `orig` (the layout
-  // its users expect); empty when it is in the original layout. `field0`: the
-  // layout applies to field 0 of a tuple (nn.batch_norm).
+  // A rewritten value (Relay's LayoutAlternatedExpr): `expr` is in layout `cur`,
+  // its users expect `orig`. `field0`: the layouts are those of field 0 of a tuple
+  // (nn.batch_norm's result; its other fields are in "C").
   struct R {
     Expr expr;
-    std::string cur;
-    std::string orig;
+    Layout orig;
+    Layout cur;
     bool field0 = false;
   };
 
@@ -80,20 +156,46 @@ class LayoutConverter {
     return a == b;
   }
 
-  Expr transform(const Expr& e, const std::string& src, const std::string& dst) {
-    if (src == dst) return e;
-    auto key = std::make_tuple(e.get(), src, dst);
+  static std::size_t rank_of(const Expr& e) {
+    const auto* t = as_tensor(e->checked_type());
+    return t ? t->shape.size() : 0;
+  }
+
+  // Relay's TransformMemorizer::Transform: e (in src) in dst, made once per (e, src, dst).
+  Expr transform(const Expr& e, const Layout& src, const Layout& dst) {
+    if (src == dst || !src || !dst) return e;
+    auto key = std::make_tuple(e.get(), *src, *dst);
     if (auto it = transforms_.find(key); it != transforms_.end()) return it->second;
-    Expr t = make_call("layout_transform", {e}, {{"src_layout", src}, {"dst_layout", dst}}, e->span);
+    Expr t = transform_helper(e, *src, *dst);
     transforms_.emplace(std::move(key), t);
     return t;
   }
 
+  static Expr transform_helper(const Expr& e, std::string src, const std::string& dst) {
+    Expr input = e;
+    if (src.size() < dst.size()) {
+      // A scalar broadcasts as it is (only a typed node can tell).
+      if (const auto* t = as_tensor(e->checked_type()); t && t->shape.empty()) return e;
+      const auto num_new = static_cast<std::int64_t>(dst.size() - src.size());
+      std::string expanded;  // Layout::ExpandPrimal: the missing axes first, in dst's order
+      for (char c : dst)
+        if (src.find(c) == std::string::npos) expanded += c;
+      src = expanded + src;
+      input = make_call("expand_dims", {input}, {{"axis", 0}, {"num_newaxis", num_new}}, e->span);
+      if (src == dst) return input;
+    }
+    if (!is_permutation_of(src, dst))
+      throw Error("convert_layout: cannot insert a layout transform between the inconvertible layouts \"" + src +
+                  "\" and \"" + dst + "\" for " + describe(e));
+    return make_call("layout_transform", {input}, {{"src_layout", src}, {"dst_layout", dst}}, e->span);
+  }
+
+  // Relay's LayoutAlternatedExpr::Realize: r back in the layout its users expect.
   Expr original(const R& r) {
-    if (r.cur.empty()) return r.expr;
     if (!r.field0) return transform(r.expr, r.cur, r.orig);
+    if (r.cur == r.orig) return r.expr;
     // A batch_norm tuple (field 0 in another layout) used as a whole: rebuild it.
-    auto key = std::make_tuple(r.expr.get(), r.cur + "#tuple", r.orig);
+    auto key = std::make_tuple(r.expr.get(), *r.cur + "#tuple", *r.orig);
     if (auto it = transforms_.find(key); it != transforms_.end()) return it->second;
     std::vector<Expr> fields;
     for (int i = 0; i < 3; ++i) {
@@ -105,19 +207,8 @@ class LayoutConverter {
     return t;
   }
 
-  // r in layout `want`, given that its original layout is `orig_layout`.
-  Expr in_layout(const R& r, const std::string& orig_layout, const std::string& want) {
-    if (!r.cur.empty() && !r.field0) return transform(r.expr, r.cur, want);
-    return transform(r.expr, orig_layout, want);
-  }
-
-  static std::size_t rank_of(const Expr& e) {
-    const auto* t = as_tensor(e->checked_type());
-    return t ? t->shape.size() : 0;
-  }
-
-  static std::string attr_string(const CallNode& c, const char* name, const char* def) {
-    const AttrValue* v = c.attrs.find(name);
+  static std::string attr_string(const Attrs& attrs, const char* name, const char* def) {
+    const AttrValue* v = attrs.find(name);
     return v && v->is_string() && !v->as_string().empty() ? v->as_string() : def;
   }
 
@@ -127,10 +218,102 @@ class LayoutConverter {
     return make_call(c->op, std::move(args), attrs, c->span);
   }
 
-  static std::int64_t remap_axis(std::int64_t axis, const std::string& orig, const std::string& cur) {
-    const auto rank = static_cast<std::int64_t>(orig.size());
-    if (axis < 0) axis += rank;
-    return static_cast<std::int64_t>(cur.find(orig[static_cast<std::size_t>(axis)]));
+  // Relay's BinaryBroadcastLayoutHelper (layouts without split axes).
+  static std::optional<LayoutInference> broadcast_layout(const Attrs& attrs, const std::vector<Layout>* new_in,
+                                                         const std::vector<Layout>& old_in,
+                                                         const std::vector<std::size_t>& ranks) {
+    const std::size_t old_large = ranks[0] >= ranks[1] ? 0 : 1;
+    std::vector<Layout> layouts = old_in;
+    LayoutInference out;
+    if (!layouts[0] && !layouts[1]) return std::nullopt;
+    if (!layouts[0] || !layouts[1]) {
+      const std::size_t def = layouts[0] ? 0 : 1;
+      const std::size_t undef = 1 - def;
+      if (ranks[def] < ranks[undef] || layouts[def]->size() < ranks[undef]) return std::nullopt;
+      layouts[undef] = layouts[def]->substr(layouts[def]->size() - ranks[undef]);
+      out = {layouts, {layouts[def]}, attrs};
+    } else {
+      out = {layouts, {layouts[old_large]}, attrs};
+    }
+    if (!new_in) return out;
+    const Layout ret = (*new_in)[old_large];
+    const std::size_t large = (*new_in)[0]->size() >= (*new_in)[1]->size() ? 0 : 1;
+    const std::size_t small = 1 - large;
+    Layout target = try_transform_like(*layouts[small], *layouts[large], *(*new_in)[large]);
+    if (!target) return std::nullopt;
+    layouts[large] = (*new_in)[large];
+    layouts[small] = target;
+    return LayoutInference{layouts, {ret}, attrs};
+  }
+
+  // Relay's FInferCorrectLayout of tinyir's operators; nullopt for an operator
+  // without one or when a layout stays undefined (the rewrite falls back).
+  static std::optional<LayoutInference> infer_layouts(const std::string& op, const Attrs& attrs,
+                                                      const std::vector<Layout>* new_in,
+                                                      const std::vector<Layout>& old_in,
+                                                      const std::vector<std::size_t>& ranks) {
+    std::optional<LayoutInference> out;
+    if (op == "nn.conv2d") {
+      const std::string dl = attr_string(attrs, "data_layout", "NCHW");
+      out = LayoutInference{
+          {dl, attr_string(attrs, "kernel_layout", "OIHW")}, {attr_string(attrs, "out_layout", dl.c_str())}, attrs};
+    } else if (op == "nn.relu" || op == "clip") {
+      Layout ret;
+      if (new_in) {
+        ret = (*new_in)[0];
+      } else {
+        for (const Layout& l : old_in)
+          if (l) {
+            ret = l;
+            break;
+          }
+      }
+      out = LayoutInference{std::vector<Layout>(old_in.size(), ret), {ret}, attrs};
+    } else if (op == "add" || op == "subtract" || op == "multiply" || op == "divide") {
+      out = broadcast_layout(attrs, new_in, old_in, ranks);
+    } else if (op == "nn.batch_norm") {
+      Attrs a = attrs;
+      Layout ret;
+      if (new_in && (*new_in)[0] && old_in[0]) {
+        const AttrValue* av = attrs.find("axis");
+        std::int64_t axis = av ? av->as_int() : 1;
+        if (axis < 0) axis += static_cast<std::int64_t>(ranks[0]);
+        if (axis < 0 || static_cast<std::size_t>(axis) >= old_in[0]->size()) return std::nullopt;
+        const auto pos = (*new_in)[0]->find((*old_in[0])[static_cast<std::size_t>(axis)]);
+        if (pos == std::string::npos) return std::nullopt;
+        a.set("axis", static_cast<std::int64_t>(pos));
+        ret = (*new_in)[0];
+      } else {
+        ret = old_in[0];
+      }
+      out = LayoutInference{{ret, "C", "C", "C", "C"}, {ret, "C", "C"}, a};
+    } else if (op == "nn.max_pool2d" || op == "nn.global_avg_pool2d") {
+      Attrs a = attrs;
+      if (new_in && (*new_in)[0]) a.set("layout", *(*new_in)[0]);
+      const std::string layout = attr_string(a, "layout", "NCHW");
+      out = LayoutInference{{layout}, {layout}, a};
+    } else if (op == "nn.dense") {
+      out = LayoutInference{{"NC", "NC"}, {"NC"}, attrs};
+    }
+    if (!out) return std::nullopt;
+    for (const auto* v : {&out->inputs, &out->outputs})
+      for (const Layout& l : *v)
+        if (!l) return std::nullopt;
+    return out;
+  }
+
+  // The attributes of nn.conv2d in the desired layouts (Relay's convert_conv2d).
+  Attrs converted_conv2d_attrs(const Attrs& attrs) const {
+    std::string kernel = kernel_layout_;
+    if (kernel == "default")
+      kernel = data_layout_ == "NHWC"   ? "HWIO"
+               : data_layout_ == "NCHW" ? "OIHW"
+                                        : attr_string(attrs, "kernel_layout", "OIHW");
+    Attrs a = attrs;
+    a.set("data_layout", data_layout_);
+    a.set("kernel_layout", kernel);
+    a.erase("out_layout");
+    return a;
   }
 
   // The operands compute() visits, in its order: a call's arguments then callee, a
@@ -165,42 +348,44 @@ class LayoutConverter {
     switch (e->kind) {
       case ExprKind::Var:
       case ExprKind::Constant:
-        return {e, "", ""};
+        return {e, {}, {}};
       case ExprKind::Let: {
         const auto* l = e->as<LetNode>();
         Expr value = original(visit(l->value));
         Expr body = original(visit(l->body));
-        if (value == l->value && body == l->body) return {e, "", ""};
-        return {make_let(l->var, value, body, l->span), "", ""};
+        if (value == l->value && body == l->body) return {e, {}, {}};
+        return {make_let(l->var, value, body, l->span), {}, {}};
       }
       case ExprKind::Function: {
         const auto* f = e->as<FunctionNode>();
-        if (f->is_primitive()) return {e, "", ""};
+        if (f->is_primitive()) return {e, {}, {}};
         Expr body = original(visit(f->body));
-        if (body == f->body) return {e, "", ""};
-        return {make_function(f->params, body, f->ret_type, f->attrs, f->span), "", ""};
+        if (body == f->body) return {e, {}, {}};
+        return {make_function(f->params, body, f->ret_type, f->attrs, f->span), {}, {}};
       }
       case ExprKind::Tuple: {
         const auto* t = e->as<TupleNode>();
         std::vector<Expr> fields;
         for (const auto& x : t->fields) fields.push_back(original(visit(x)));
-        if (fields == t->fields) return {e, "", ""};
-        return {make_tuple_expr(std::move(fields), t->span), "", ""};
+        if (fields == t->fields) return {e, {}, {}};
+        return {make_tuple_expr(std::move(fields), t->span), {}, {}};
       }
       case ExprKind::TupleGetItem: {
         const auto* g = e->as<TupleGetItemNode>();
         R t = visit(g->tuple);
         Expr tuple = t.field0 ? t.expr : original(t);
         Expr out = tuple == g->tuple ? e : Expr(make_tuple_get_item(tuple, g->index, g->span));
-        if (t.field0 && g->index == 0) return {out, t.cur, t.orig};
-        return {out, "", ""};
+        if (t.field0 && g->index == 0) return {out, t.orig, t.cur};
+        if (t.field0) return {out, "C", "C"};
+        return {out, {}, {}};
       }
       case ExprKind::Call:
         return call(std::static_pointer_cast<const CallNode>(e));
     }
-    return {e, "", ""};
+    return {e, {}, {}};
   }
 
+  // Relay's LayoutRewriter for one call.
   R call(const Call& c) {
     std::vector<R> a;
     for (const auto& x : c->args) a.push_back(visit(x));
@@ -212,62 +397,58 @@ class LayoutConverter {
     if (!c->is_op()) {
       Expr fn = original(visit(c->fn));
       std::vector<Expr> args = originals();
-      if (fn == c->fn && args == c->args) return {c, "", ""};
-      return {detail::rebuild_call(*c, fn, std::move(args)), "", ""};
+      if (fn == c->fn && args == c->args) return {c, {}, {}};
+      return {detail::rebuild_call(*c, fn, std::move(args)), {}, {}};
     }
     const std::string& op = c->op;
-    const bool tracked0 = !a.empty() && !a[0].cur.empty() && !a[0].field0;
-
-    if (op == "nn.conv2d") {
-      const std::string dl = attr_string(*c, "data_layout", "NCHW");
-      const std::string kl = attr_string(*c, "kernel_layout", "OIHW");
-      const std::string out_orig = attr_string(*c, "out_layout", dl.c_str());
-      std::string want_k = kernel_layout_;
-      if (want_k == "default") want_k = data_layout_ == "NHWC" ? "HWIO" : data_layout_ == "NCHW" ? "OIHW" : kl;
-      Attrs attrs = c->attrs;
-      attrs.set("data_layout", data_layout_);
-      attrs.set("kernel_layout", want_k);
-      attrs.erase("out_layout");
-      std::vector<Expr> args{in_layout(a[0], dl, data_layout_), in_layout(a[1], kl, want_k)};
-      Expr out = rebuild(c, std::move(args), normalize_op_attrs(*c->op_info(), attrs));
-      return {out, data_layout_ == out_orig ? "" : data_layout_, out_orig};
-    }
-    if (tracked0 && (op == "nn.relu" || op == "clip")) return {rebuild(c, {a[0].expr}, c->attrs), a[0].cur, a[0].orig};
-    if (op == "add" || op == "subtract" || op == "multiply" || op == "divide") {
-      const bool t0 = !a[0].cur.empty() && !a[0].field0;
-      const bool t1 = !a[1].cur.empty() && !a[1].field0;
-      if (t0 && t1 && a[0].cur == a[1].cur && a[0].orig == a[1].orig)
-        return {rebuild(c, {a[0].expr, a[1].expr}, c->attrs), a[0].cur, a[0].orig};
-      if (t0 != t1) {
-        const R& t = t0 ? a[0] : a[1];
-        const R& u = t0 ? a[1] : a[0];
-        const Expr& u_node = t0 ? c->args[1] : c->args[0];
-        const std::size_t urank = rank_of(u_node);
-        if (urank == 0 || urank == t.orig.size()) {
-          Expr ux = urank == 0 ? original(u) : transform(original(u), t.orig, t.cur);
-          std::vector<Expr> args = t0 ? std::vector<Expr>{t.expr, ux} : std::vector<Expr>{ux, t.expr};
-          return {rebuild(c, std::move(args), c->attrs), t.cur, t.orig};
-        }
+    // old_prd/new_prd: the arguments' layouts as their producers left them (a whole
+    // batch_norm tuple as an argument is realized first).
+    std::vector<Expr> values;
+    std::vector<Layout> old_prd, new_prd;
+    std::vector<std::size_t> ranks;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      if (a[i].field0) {
+        values.push_back(original(a[i]));
+        old_prd.emplace_back();
+        new_prd.emplace_back();
+      } else {
+        values.push_back(a[i].expr);
+        old_prd.push_back(a[i].orig);
+        new_prd.push_back(a[i].cur);
       }
-      return {rebuild(c, originals(), c->attrs), "", ""};
+      ranks.push_back(rank_of(c->args[i]));
     }
-    if (tracked0 && (op == "nn.bias_add" || op == "nn.batch_norm" || op == "nn.softmax")) {
-      const AttrValue* av = c->attrs.find("axis");
-      const std::int64_t def = op == "nn.softmax" ? -1 : 1;
-      Attrs attrs = c->attrs;
-      attrs.set("axis", remap_axis(av ? av->as_int() : def, a[0].orig, a[0].cur));
-      std::vector<Expr> args = originals();
-      args[0] = a[0].expr;
-      return {rebuild(c, std::move(args), normalize_op_attrs(*c->op_info(), attrs)), a[0].cur, a[0].orig,
-              op == "nn.batch_norm"};
+    auto fall_back = [&]() -> R { return {rebuild(c, originals(), c->attrs), {}, {}}; };
+    // old_cur: what the call wants of its arguments before the rewrite.
+    const std::optional<LayoutInference> before = infer_layouts(op, c->attrs, nullptr, old_prd, ranks);
+    if (!before || before->inputs.size() != a.size()) return fall_back();
+    std::vector<Layout> new_prd_inferred = new_prd, old_prd_inferred = old_prd;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      if (!new_prd_inferred[i]) new_prd_inferred[i] = before->inputs[i];
+      if (!old_prd_inferred[i]) old_prd_inferred[i] = before->inputs[i];
     }
-    if (tracked0 && (op == "nn.max_pool2d" || op == "nn.global_avg_pool2d") &&
-        attr_string(*c, "layout", "NCHW") == a[0].orig) {
-      Attrs attrs = c->attrs;
-      attrs.set("layout", a[0].cur);
-      return {rebuild(c, {a[0].expr}, normalize_op_attrs(*c->op_info(), attrs)), a[0].cur, a[0].orig};
+    // The call in its new layouts (ConvertLayout's CallWithNewLayouts), then new_cur:
+    // what it wants of its arguments now.
+    const Attrs new_attrs = op == "nn.conv2d" && enabled_ ? converted_conv2d_attrs(before->attrs) : before->attrs;
+    const std::optional<LayoutInference> after =
+        infer_layouts(op, new_attrs, &new_prd_inferred, old_prd_inferred, ranks);
+    if (!after || after->inputs.size() != a.size() || after->outputs.size() != before->outputs.size())
+      return fall_back();
+    std::vector<Expr> args;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      const Layout& old_cur = before->inputs[i];
+      const Layout& new_cur = after->inputs[i];
+      Expr arg = values[i];
+      if (old_cur == old_prd[i]) {  // the two transforms fuse into one
+        arg = transform(arg, new_prd[i], new_cur);
+      } else {
+        if (old_prd[i]) arg = transform(arg, new_prd[i], old_prd[i]);
+        arg = transform(arg, old_cur, new_cur);
+      }
+      args.push_back(std::move(arg));
     }
-    return {rebuild(c, originals(), c->attrs), "", ""};
+    Attrs attrs = after->attrs == c->attrs ? c->attrs : normalize_op_attrs(*c->op_info(), after->attrs);
+    return {rebuild(c, std::move(args), attrs), before->outputs[0], after->outputs[0], op == "nn.batch_norm"};
   }
 
   bool enabled_ = false;
