@@ -48,12 +48,18 @@ def ConvertLayout(desired_layouts):  # noqa: N802
     return FunctionPass(_c.create_pass("ConvertLayout", {k: list(v) for k, v in desired_layouts.items()}))
 
 
+def BackwardFoldScaleAxis():  # noqa: N802
+    return _create(FunctionPass, "BackwardFoldScaleAxis")
+
+
+def ForwardFoldScaleAxis():  # noqa: N802
+    return _create(FunctionPass, "ForwardFoldScaleAxis")
+
+
 def FoldScaleAxis():  # noqa: N802
-    """Relay's FoldScaleAxis is Sequential([BackwardFoldScaleAxis, ForwardFoldScaleAxis,
-    FoldConstant], opt_level=3, name="FoldScaleAxis"); tinyir has no scale-axis
-    folding, so this is the part that runs at the default opt_level: FoldConstant
-    (as the C++ example's fold_scale_axis)."""
-    return Sequential([FoldConstant()], opt_level=3, name="FoldScaleAxis")
+    """Relay's FoldScaleAxis: Sequential([BackwardFoldScaleAxis, ForwardFoldScaleAxis,
+    FoldConstant], name="FoldScaleAxis"), tinyir's own (the two folds are opt_level 3)."""
+    return _create(ModulePass, "FoldScaleAxis")
 
 
 def AnnotateSpans():  # noqa: N802
@@ -73,6 +79,8 @@ __all__ = [
     "ToANormalForm",
     "CanonicalizeOps",
     "ConvertLayout",
+    "BackwardFoldScaleAxis",
+    "ForwardFoldScaleAxis",
     "FoldScaleAxis",
     "AnnotateSpans",
 ]
