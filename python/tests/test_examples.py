@@ -105,6 +105,21 @@ def test_use_pass_instrument_exception_section_is_the_tutorials(use_pass_instrum
     assert out.endswith(TUTORIAL_EXCEPTION_LINES)
 
 
+# The tutorial's op-diff list (pprint of get_pass_to_op_diff()), exactly: ConvertLayout
+# expands the classifier's rank-1 bias before its layout_transform and FoldConstant folds it.
+TUTORIAL_OP_DIFF = """\
+[(1, 'CanonicalizeOps', {'add': 1, 'nn.bias_add': -1}),
+ (1, 'ConvertLayout', {'expand_dims': 1, 'layout_transform': 23}),
+ (1, 'FoldConstant', {'expand_dims': -1, 'layout_transform': -21}),
+ (0, 'sequential', {'add': 1, 'layout_transform': 2, 'nn.bias_add': -1})]
+"""
+
+
+def test_use_pass_instrument_op_diff_is_the_tutorials(use_pass_instrument):
+    out, _ = use_pass_instrument
+    assert TUTORIAL_OP_DIFF in out
+
+
 def test_use_pass_instrument_timing_has_the_tutorials_shape(use_pass_instrument):
     out, _ = use_pass_instrument
     blocks = out.split("Printing results of timing profile...\n")[1:]

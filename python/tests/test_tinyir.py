@@ -141,10 +141,21 @@ def test_bind_params_by_name_makes_constants(mod):
         relay.build_module.bind_params_by_name(main, [w])
 
 
-def test_fold_scale_axis_is_fold_constant_at_opt_level_3(mod):
+def test_fold_scale_axis_is_relays_sequential_and_folds_a_scale_into_conv2d():
     p = relay.transform.FoldScaleAxis()
-    assert (p.info.name, p.info.opt_level) == ("FoldScaleAxis", 3)
-    assert str(p(mod)) == str(relay.transform.FoldConstant()(mod))
+    assert (p.info.name, p.info.opt_level) == ("FoldScaleAxis", 0)
+    x = relay.var("x", shape=(1, 4, 8, 8))
+    w = relay.const(np.ones((4, 4, 3, 3), dtype="float32"))
+    scale = relay.const(np.full((4, 1, 1), 2.0, dtype="float32"))
+    body = relay.multiply(relay.nn.conv2d(x, w, padding=(1, 1)), scale)
+    m = relay.transform.InferType()(relay.IRModule.from_expr(relay.Function([x], body)))
+    ops = lambda mod: re.findall(r"\b(nn\.conv2d|multiply)\(", str(mod))  # noqa: E731
+    assert ops(m) == ["nn.conv2d", "multiply"]
+    with transform.PassContext(opt_level=2):  # Backward/ForwardFoldScaleAxis are opt_level 3
+        assert ops(p(m)) == ["nn.conv2d", "multiply"]
+    with transform.PassContext(opt_level=3):
+        folded = p(m)
+    assert ops(folded) == ["nn.conv2d"]  # the scale is in the weight now
 
 
 def test_expr_mutator_rewrites_constants_memoized(mod):
