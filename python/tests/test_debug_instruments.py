@@ -330,3 +330,21 @@ def test_crash_reproducer_bad_arguments(tmp_path):
         instrument.CrashReproducer(42)
     with pytest.raises(passinfra.PassError, match=r"does not start with '// passinfra crash reproducer'"):
         instrument.parse_crash_report("fn main() {}")
+
+
+def test_crash_reproducer_reports_a_failing_cpp_pass_with_its_message(tmp_path):
+    x = tinyir.var("x", shape=(1, 2))
+    y = tinyir.var("y", shape=(3, 4))
+    ill_typed = tinyir.IRModule.from_expr(tinyir.Function([x, y], tinyir.add(x, y)))
+    path = tmp_path / "repro.tir"
+    reproducer = instrument.CrashReproducer(path, pipeline="InferType")
+    with pytest.raises(passinfra.PassError) as e:
+        with transform.PassContext(instruments=[reproducer]):
+            transform.Sequential([tinyir.transform.InferType()])(ill_typed)
+    report = reproducer.last_report()
+    assert reproducer.reports() == 1 and report.pass_name == "InferType"
+    assert report.error == str(e.value) and "expected shapes that broadcast" in report.error
+    assert report.pipeline == "InferType"
+    # The reproducer reproduces: its IR, parsed back, fails the same way.
+    with pytest.raises(passinfra.PassError, match="expected shapes that broadcast"):
+        tinyir.transform.InferType()(tinyir.parse(path.read_text()))
