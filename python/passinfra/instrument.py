@@ -10,6 +10,16 @@ PassTimingInstrument()    passinfra's timing instrument (C++): render(), render_
 PrintIRBefore(passes=None), PrintIRAfter(passes=None), PrintIRChanged(passes=None, diff=False, context=3)
                           passinfra's printing instruments (C++): they log the IR at INFO
                           (stderr, see passinfra.log_to_stderr) for the named passes (None: all)
+PassBisect(limit=None, log_level="INFO")
+                          LLVM's -opt-bisect-limit (C++): passes are numbered 1, 2, ... as
+                          should_run is asked; those up to `limit` run, later ones are skipped
+                          (None or -1: no limit). Logs "BISECT: running pass (k) <name>" or
+                          "BISECT: NOT running pass (k) <name>". .count, .limit (settable), reset()
+CrashReproducer(path, pipeline="", comment_prefix="// ")
+                          (C++): when a pass fails, writes to `path` a report naming the pass and
+                          the error, followed by the pass's input IR (tinyir.parse reads the file);
+                          the exception continues unchanged. reports(), last_report() (a CrashReport:
+                          pass_name, error, pipeline, ir); parse_crash_report(text), format_crash_report(report)
 
 Python and C++ instruments mix in one list; they run in list order (SPEC §5).
 """
@@ -21,6 +31,11 @@ PassTimingInstrument = _core.PassTimingInstrument
 PrintIRBefore = _core.PrintIRBefore
 PrintIRAfter = _core.PrintIRAfter
 PrintIRChanged = _core.PrintIRChanged
+PassBisect = _core.PassBisect
+CrashReproducer = _core.CrashReproducer
+CrashReport = _core.CrashReport
+parse_crash_report = _core.parse_crash_report
+format_crash_report = _core.format_crash_report
 
 
 class PassInstrument:
@@ -59,5 +74,10 @@ __all__ = [
     "PrintIRBefore",
     "PrintIRAfter",
     "PrintIRChanged",
+    "PassBisect",
+    "CrashReproducer",
+    "CrashReport",
+    "parse_crash_report",
+    "format_crash_report",
     "hooks",
 ]
