@@ -4,10 +4,12 @@
 #include <doctest/doctest.h>
 
 #include <functional>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include <passinfra/core.hpp>
+#include <passinfra/instruments/crash_reproducer.hpp>
 
 #include "support/unit_ir.hpp"
 
@@ -93,6 +95,12 @@ std::vector<std::string> run_with_hooks(const auto& pass, UModule m, pi::PassCon
   if (result) *result = describe(out);
   return log.events;
 }
+
+// A pass over UFunc used outside any nest, which fails.
+struct UThrowFlat {
+  static constexpr pi::PassInfo info{"Flat", 0};
+  UFunc transform(UFunc, auto&) const { throw TestError(7, "flat failed"); }
+};
 
 }  // namespace
 
@@ -325,4 +333,28 @@ TEST_CASE("nest: thread-safety declarations (SPEC §11.8)") {
   CHECK(set2.first_unsafe_for_units<UFunc>().find("PerObject") != std::string::npos);
   Safe safe;
   CHECK(safe.first_unsafe_for_units<UFunc>().empty());
+}
+
+TEST_CASE("nest: CrashReproducer names the failing unit and writes the unit's input (SPEC 11.10)") {
+  std::ostringstream out;
+  passinfra::CrashReproducer repro(out, {.pipeline = "function(A,Boom)"});
+  auto ctx = pi::make_pass_context<UModule>({}, std::ref(repro));
+  using Failing = pi::Nest<UFunc, UStep<"A">, UThrow<"Boom", "@g">>;
+  CHECK_THROWS_AS(pi::run(Failing{}, make_umodule(nullptr, {"f", "g", "h"}), ctx), TestError);
+  REQUIRE(repro.reports() == 1);  // for the unit pass, not again for the nest around it
+  const std::string text = out.str();
+  CHECK(text.rfind("// passinfra crash reproducer\n// pass: Boom\n// unit: @g\n// error: ", 0) == 0);
+  const passinfra::CrashReport report = passinfra::parse_crash_report(text);
+  CHECK(report.pass == "Boom");
+  CHECK(report.unit == "@g");
+  CHECK(report.pipeline == "function(A,Boom)");
+  CHECK(report.ir == "g 1");  // the unit as Boom got it: after A, printed by ir_traits<UFunc>
+  CHECK(repro.last_report() == report);
+  // A failure of the parent's own pass outside any nest has no unit line.
+  std::ostringstream flat;
+  passinfra::CrashReproducer flat_repro(flat);
+  auto flat_ctx = pi::make_pass_context<UFunc>({}, std::ref(flat_repro));
+  CHECK_THROWS_AS(pi::run(UThrowFlat{}, UFunc{"g", 0, {}, false}, flat_ctx), TestError);
+  CHECK(flat.str().find("unit:") == std::string::npos);
+  CHECK(passinfra::parse_crash_report(flat.str()).unit.empty());
 }

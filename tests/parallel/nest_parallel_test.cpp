@@ -18,6 +18,7 @@
 #include <vector>
 
 #include <passinfra/dynamic.hpp>
+#include <passinfra/instruments/pass_timing_instrument.hpp>
 #include <passinfra/instruments/print_ir_after.hpp>
 #include <passinfra/instruments/print_ir_before.hpp>
 #include <passinfra/parallel/thread_pool.hpp>
@@ -421,4 +422,108 @@ TEST_CASE("parallel nest: a run-time list whose items are thread-safe runs the n
     (void)pi::run(N{}, make_umodule(nullptr, names(4)), ctx);
   }
   for (const auto& line : c.lines) CHECK(line.find("running units serially") == std::string::npos);
+}
+
+namespace {
+
+// A TimingClock for the timing tests: one tick per read, shared by all
+// threads, so every span on any thread is ordered as it happened.
+inline std::atomic<std::uint64_t> g_ticks{0};
+struct TickClock {
+  std::uint64_t now() const noexcept { return g_ticks.fetch_add(1, std::memory_order_relaxed) + 1; }
+  std::int64_t to_ns(std::uint64_t ticks) const { return static_cast<std::int64_t>(ticks) * 1000; }
+};
+
+// "name{children}" with "*" after a unit's name and "!" after a failed run.
+std::string shape(const std::vector<pi::PassProfile>& runs) {
+  std::string out;
+  for (const auto& p : runs) {
+    out += p.name + (p.unit ? "*" : "") + (p.failed ? "!" : "");
+    if (!p.children.empty()) out += "{" + shape(p.children) + "}";
+    out += ";";
+  }
+  return out;
+}
+
+std::string expected_unit_shape(int n) {
+  std::string out = "function{";
+  for (int i = 0; i < n; ++i) out += "@f" + std::to_string(i) + "*{A;Work;B;};";
+  return out + "};";
+}
+
+}  // namespace
+
+TEST_CASE("parallel nest: PassTimingInstrument has one entry per unit under the nest, by unit index, any thread") {
+  pi::ThreadPool pool(1);
+  Rendezvous r;
+  Script script;
+  script.rendezvous = &r;
+  script.waits_for = {{"@f0", "@f1"}};  // f1 runs on the other thread while f0 waits
+  static_assert(pi::ThreadSafeInstrument<pi::BasicPassTimingInstrument<TickClock>>);
+
+  pi::BasicPassTimingInstrument<TickClock> parallel;
+  g_script = &script;
+  {
+    auto ctx = pi::make_pass_context<UModule>({.executor = pool}, std::ref(parallel));
+    pi::run(N{}, make_umodule(nullptr, names(8)), ctx);
+  }
+  g_script = nullptr;
+  CHECK(script.timeouts == 0);
+  pi::BasicPassTimingInstrument<TickClock> serial;
+  {
+    auto ctx = pi::make_pass_context<UModule>({}, std::ref(serial));
+    pi::run(N{}, make_umodule(nullptr, names(8)), ctx);
+  }
+
+  CHECK(shape(serial.profile()) == expected_unit_shape(8));
+  const auto profile = parallel.profile();
+  CHECK(shape(profile) == expected_unit_shape(8));
+  REQUIRE(profile.size() == 1);
+  std::set<unsigned> threads;
+  for (std::size_t i = 0; i < profile[0].children.size(); ++i) {
+    const auto& unit = profile[0].children[i];
+    CHECK(unit.unit_index == i);
+    threads.insert(unit.thread);
+    for (const auto& pass : unit.children) CHECK(pass.thread == unit.thread);  // a unit's passes on its thread
+    CHECK(unit.start >= profile[0].start);
+    CHECK(unit.start + unit.duration <= profile[0].start + profile[0].duration);
+  }
+  CHECK(threads.size() == 2);  // grafted from the worker's buffer, not left at its top level
+
+  // render_list: no row for a unit; its passes count as the nest's (8 runs each).
+  const std::string list = parallel.render_list();
+  CHECK(list.find("@f") == std::string::npos);
+  CHECK(list.find("       8  Work\n") != std::string::npos);
+  // The Chrome trace: every unit, as "unit", on the thread that ran it.
+  const std::string json = parallel.to_chrome_trace_json();
+  std::size_t units = 0;
+  for (auto at = json.find("\"cat\":\"unit\""); at != std::string::npos; at = json.find("\"cat\":\"unit\"", at + 1))
+    ++units;
+  CHECK(units == 8);
+  CHECK(json.find("\"tid\":2") != std::string::npos);
+  // render() shows a unit like a pass, one level under the nest.
+  CHECK(parallel.render().find("\n\t@f7: ") != std::string::npos);
+}
+
+TEST_CASE("parallel nest: a failing unit's timing entry is closed and marked failed") {
+  pi::ThreadPool pool(1);
+  Script script;
+  script.throws = {"@f2"};
+  g_script = &script;
+  pi::BasicPassTimingInstrument<TickClock> timing;
+  {
+    auto ctx = pi::make_pass_context<UModule>({.executor = pool}, std::ref(timing));
+    CHECK_THROWS_AS(pi::run(N{}, make_umodule(nullptr, names(4)), ctx), TestError);
+  }
+  g_script = nullptr;
+  const auto profile = timing.profile();
+  REQUIRE(profile.size() == 1);
+  CHECK(profile[0].failed);
+  // Units 0 and 1 finished, 2 failed in Work; a unit above 2 may have run on the worker before
+  // the failure was seen (SPEC §11.6), and then it is listed after 2, in order.
+  REQUIRE(profile[0].children.size() >= 3);
+  CHECK(shape({profile[0].children[0]}) == "@f0*{A;Work;B;};");
+  CHECK(shape({profile[0].children[1]}) == "@f1*{A;Work;B;};");
+  CHECK(shape({profile[0].children[2]}) == "@f2*!{A;Work!;};");
+  for (std::size_t i = 0; i < profile[0].children.size(); ++i) CHECK(profile[0].children[i].unit_index == i);
 }

@@ -1,7 +1,7 @@
 // passinfra/instruments/crash_reproducer.hpp — on a pass failure, write what reproduces it.
 //
 // CrashReproducerOptions{pipeline = "", comment_prefix = "// "}
-// CrashReport{pass, error, pipeline, ir}     what a report says
+// CrashReport{pass, error, pipeline, ir, unit}   what a report says (unit: empty outside nests)
 // CrashReproducer(path, options = {})        writes the report to a file (replaced at each failure)
 // CrashReproducer(os, options = {})          appends it to a stream the caller owns
 // r.last_report()                            the last report (std::optional<CrashReport>)
@@ -27,12 +27,20 @@
 //
 //     // passinfra crash reproducer
 //     // pass: FoldConstant
+//     // unit: @main                      (only inside a nest, SPEC §11.10)
 //     // error: division by zero          (one line per line of what())
 //     // pipeline: InferType,FoldConstant   (only when given)
 //
 // A value with newlines (an error's what(), but also a pass name or a
 // pipeline) takes one header line per line, each with its key.
 //     <the IR, as printed before the pass ran>
+//
+// Inside a nest (SPEC §11.10) the failing pass's input is the unit, printed
+// by the unit type's printer (or, when the unit type cannot print itself,
+// the nest's own input, the parent); the `unit:` line names it, for nests
+// within nests the outermost unit first, joined by " > " (from
+// current_pipeline() when the pass started). A parallel nest runs serially
+// under this instrument (it is not declared thread-safe, SPEC §11.8).
 //
 // The report is written while the exception propagates; a failure to write
 // it is logged (WARNING) and the pass's exception continues unchanged. A
@@ -56,6 +64,8 @@
 #include "passinfra/core/ir_traits.hpp"
 #include "passinfra/core/log.hpp"
 #include "passinfra/core/pass_info.hpp"
+#include "passinfra/core/pipeline_info.hpp"
+#include "passinfra/core/units.hpp"
 #include "passinfra/detail/exception_text.hpp"
 
 namespace passinfra {
@@ -70,6 +80,7 @@ struct CrashReport {
   std::string error;
   std::string pipeline;
   std::string ir;
+  std::string unit{};  // the unit the pass ran on ("@f" or "@f > @g" for nested nests); empty outside nests
 
   friend bool operator==(const CrashReport&, const CrashReport&) = default;
 };
@@ -101,6 +112,7 @@ inline std::string format_crash_report(const CrashReport& report, std::string_vi
   out += detail::crash_report_title;
   out += '\n';
   detail::append_header_lines(out, prefix, "pass", report.pass);
+  if (!report.unit.empty()) detail::append_header_lines(out, prefix, "unit", report.unit);
   detail::append_header_lines(out, prefix, "error", report.error);
   if (!report.pipeline.empty()) detail::append_header_lines(out, prefix, "pipeline", report.pipeline);
   out += report.ir;
@@ -124,7 +136,7 @@ inline CrashReport parse_crash_report(std::string_view text, std::string_view pr
   }
   CrashReport report;
   // Repeated keys are the lines of one multi-line value.
-  bool seen_pass = false, seen_error = false, seen_pipeline = false;
+  bool seen_pass = false, seen_error = false, seen_pipeline = false, seen_unit = false;
   const auto append = [](std::string& field, bool& seen, std::string_view line) {
     if (seen) field += '\n';
     field += line;
@@ -139,6 +151,8 @@ inline CrashReport parse_crash_report(std::string_view text, std::string_view pr
     };
     if (auto v = value_of("pass")) {
       append(report.pass, seen_pass, *v);
+    } else if (auto u = value_of("unit")) {
+      append(report.unit, seen_unit, *u);
     } else if (auto e = value_of("error")) {
       append(report.error, seen_error, *e);
     } else if (auto p = value_of("pipeline")) {
@@ -170,17 +184,19 @@ class CrashReproducer {
     reported_ = nullptr;
   }
 
-  // run_before_pass: keeps the printed input.
+  // run_before_pass: keeps the printed input (and the unit, in a nest).
   template <class IR>
   void run_before_pass(const IR& ir, const PassInfo&) {
-    if constexpr (!PrintableIR<IR>) {
+    if constexpr (PrintableIR<IR>) {
+      inputs_.push_back(Input{ir_traits<IR>::print(ir), unit_path()});
+    } else if constexpr (HasParentType<IR>) {
+      // A unit that cannot print itself: the nest's input (the enclosing entry) stands for it.
+      inputs_.push_back(Input{inputs_.empty() ? std::string{} : inputs_.back().text, unit_path()});
+    } else {
       static_assert(PrintableIR<IR>,
                     "passinfra::CrashReproducer writes the IR, but the IR cannot print itself: specialize "
                     "passinfra::ir_traits<IR> with `static std::string print(const IR&)` (see "
                     "passinfra/core/ir_traits.hpp)");
-    } else {
-      std::string text = ir_traits<IR>::print(ir);
-      inputs_.push_back(std::move(text));
     }
   }
 
@@ -193,11 +209,12 @@ class CrashReproducer {
   // run_after_pass_failed: the first call for an exception writes the report.
   void run_after_pass_failed(const PassInfo& info, const std::exception_ptr& error) {
     if (inputs_.empty()) return;  // dropped by exit_pass_ctx while the pass ran
-    std::string input = std::move(inputs_.back());
+    Input input = std::move(inputs_.back());
     inputs_.pop_back();
     if (error == reported_) return;
     reported_ = error;
-    CrashReport report{std::string(info.name), detail::describe(error), options_.pipeline, std::move(input)};
+    CrashReport report{std::string(info.name), detail::describe(error), options_.pipeline, std::move(input.text),
+                       std::move(input.unit)};
     write(report);
     last_ = std::move(report);
     ++reports_;
@@ -235,10 +252,24 @@ class CrashReproducer {
     }
   }
 
+  // The unit pipelines running on this thread, outermost first: "@f > @g".
+  static std::string unit_path() {
+    std::string path;
+    for (const PipelineInfo* p = current_pipeline(); p != nullptr; p = p->parent) {
+      path.insert(0, path.empty() ? std::string(p->unit_name) : std::string(p->unit_name) + " > ");
+    }
+    return path;
+  }
+
+  struct Input {
+    std::string text;  // the pass's input, printed
+    std::string unit;  // unit_path() when it started
+  };
+
   std::filesystem::path file_;
   std::ostream* stream_ = nullptr;
   CrashReproducerOptions options_;
-  std::vector<std::string> inputs_;
+  std::vector<Input> inputs_;
   std::exception_ptr reported_;
   std::optional<CrashReport> last_;
   std::size_t reports_ = 0;

@@ -62,6 +62,16 @@
 // are separate members: a pipeline that computes no analysis never calls
 // them, and the pass hooks are the code they were (the cost below).
 //
+// Nests (SPEC §11.7). run_before_pipeline / run_after_pipeline /
+// run_after_pipeline_failed open and close a unit's entry (named by the
+// unit; PassProfile::unit, unit_index), so the unit's passes nest under it.
+// A unit run on the nest's own thread nests under the nest's entry as any
+// entry does; one run on another thread is recorded there, marked, and
+// placed under the nest's entry by profile() (the deepest entry of the
+// nest's thread spanning it that is not inside the same nest run's units),
+// and the units under a nest are listed by unit index. So the instrument is
+// thread-safe (thread_safe = true) and a parallel nest runs under it.
+//
 // Cost per pass (benchmarks/dispatch_callgrind: 100 trivial passes in a
 // Sequential, g++ -O3): about 31 instructions besides the two clock reads
 // and the core's gate -- the thread check (twice), 64 bytes written per
@@ -88,6 +98,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -99,6 +110,7 @@
 #include "passinfra/core/analysis.hpp"
 #include "passinfra/core/log.hpp"
 #include "passinfra/core/pass_info.hpp"
+#include "passinfra/core/pipeline_info.hpp"
 #include "passinfra/detail/inline.hpp"
 #include "passinfra/detail/utf8.hpp"
 #include "passinfra/instruments/timing_clocks.hpp"
@@ -118,17 +130,20 @@ struct PassProfile {
   unsigned thread = 1;                  // 1, 2, ...: the order threads first ran a pass here
   bool analysis = false;                // an analysis computation (SPEC §10.7), not a pass
   std::string function;                 // an analysis's function key (as text); empty for a module analysis
+  bool unit = false;                    // a nest's unit pipeline (SPEC §11.7), named by the unit: not a pass
+  std::size_t unit_index = 0;           // a unit's index in its nest run
   std::vector<PassProfile> children;
 
   // label(): the name as render() and render_list() show it: `(A) <name>`
   // for an analysis, the name for a pass.
   std::string label() const { return analysis ? "(A) " + name : name; }
 
-  // self(): duration minus the children's durations.
+  // self(): duration minus the children's durations, or 0 when the
+  // children add up to more (a parallel nest's units, SPEC §11.7).
   std::chrono::nanoseconds self() const noexcept {
     auto s = duration;
     for (const auto& c : children) s -= c.duration;
-    return s;
+    return s.count() < 0 ? std::chrono::nanoseconds{0} : s;
   }
 };
 
@@ -232,7 +247,9 @@ inline void append_trace_events(std::string& out, const PassProfile& p, int pid,
   first = false;
   out += "{\"name\":";
   append_json_string(out, p.name);
-  out += p.analysis ? ",\"cat\":\"analysis\",\"ph\":\"X\",\"ts\":" : ",\"cat\":\"pass\",\"ph\":\"X\",\"ts\":";
+  out += p.analysis ? ",\"cat\":\"analysis\",\"ph\":\"X\",\"ts\":"
+         : p.unit   ? ",\"cat\":\"unit\",\"ph\":\"X\",\"ts\":"
+                    : ",\"cat\":\"pass\",\"ph\":\"X\",\"ts\":";
   out += ns_as_us_text(p.start);
   out += ",\"dur\":";
   out += ns_as_us_text(p.duration);
@@ -266,6 +283,10 @@ struct ListRow {
 // label (so a recursive or repeated nesting is not counted twice).
 inline void aggregate(const PassProfile& p, std::map<std::string, ListRow, std::less<>>& rows,
                       std::vector<std::string>& open_names) {
+  if (p.unit) {  // no row of its own (SPEC §11.7): its passes count as the nest's children
+    for (const auto& c : p.children) aggregate(c, rows, open_names);
+    return;
+  }
   std::string label = p.label();
   auto it = rows.find(label);
   if (it == rows.end()) it = rows.emplace(label, ListRow{label, {}, {}, 0}).first;
@@ -389,6 +410,8 @@ inline void store_u32(char* p, std::uint32_t v) noexcept { std::memcpy(p, &v, si
 struct TimingEntry {
   static constexpr std::uint32_t failed_bit = 0x80000000u;    // in `size`
   static constexpr std::uint32_t analysis_bit = 0x40000000u;  // in `size`
+  static constexpr std::uint32_t unit_bit = 0x20000000u;      // in `size`: a nest's unit pipeline
+  static constexpr std::uint32_t graft_bit = 0x10000000u;     // in `size`: a unit run on another thread than its nest
   static constexpr std::size_t inline_size = 32;
 
   std::uint64_t start;
@@ -403,7 +426,13 @@ struct TimingEntry {
   const TimingEntry* parent_entry() const noexcept { return this + parent; }
   bool failed() const noexcept { return (size & failed_bit) != 0; }
   bool analysis() const noexcept { return (size & analysis_bit) != 0; }
-  std::size_t name_size() const noexcept { return size & ~(failed_bit | analysis_bit); }
+  bool unit() const noexcept { return (size & unit_bit) != 0; }
+  bool grafted() const noexcept { return (size & graft_bit) != 0; }
+  std::size_t name_size() const noexcept { return size & ~(failed_bit | analysis_bit | unit_bit | graft_bit); }
+  // A unit entry's text: the interned name, its nest run, its index, the nest's thread.
+  std::uint64_t unit_nest_run() const noexcept { return text[1]; }
+  std::uint64_t unit_index() const noexcept { return text[2]; }
+  std::uint64_t unit_parent_thread() const noexcept { return text[3]; }
 
   // An analysis entry's interned strings (see above).
   const std::string* interned(std::size_t i) const noexcept {
@@ -439,7 +468,7 @@ struct TimingEntry {
   // name(): undoes set_text (or reads the interned copy).
   std::string name() const {
     const std::size_t n = name_size();
-    if (analysis()) return *interned(0);
+    if (analysis() || unit()) return *interned(0);
     if (n > inline_size) {
       const std::string* interned;
       std::memcpy(&interned, &text[0], sizeof interned);  // NOLINT(bugprone-sizeof-expression): the pointer itself
@@ -474,7 +503,7 @@ static_assert(sizeof(TimingEntry) == 64);
 // from the one opened. Out of line, so the pass hooks' code stays as small
 // as it was before analyses (benchmarks/README.md's timing rows).
 [[gnu::noinline]] inline bool is_pass_named(const TimingEntry& e, std::string_view name) {
-  return !e.analysis() && e.name() == name;
+  return !e.analysis() && !e.unit() && e.name() == name;
 }
 
 // A value that differs between threads alive at the same time: the thread
@@ -500,6 +529,7 @@ inline const void* thread_tag() noexcept {
 struct TimingBuffer {
   const void* thread = nullptr;  // thread_tag() of its thread
   unsigned index = 0;            // 1-based, in order of first use
+  std::uint32_t ordinal = 0;     // passinfra::thread_ordinal() of its thread (for a nest's units, SPEC §11.7)
   TimingEntry* open = nullptr;   // the innermost running entry, or the sentinel
   TimingEntry* next = nullptr;   // where the next entry goes
   TimingEntry* limit = nullptr;  // the end of the array
@@ -625,6 +655,10 @@ class BasicPassTimingInstrument {
 
   std::string_view name() const noexcept { return "PassTimingInstrument"; }
 
+  // Each thread records into its own buffer (see Threads above), so a
+  // parallel nest may run its units under this instrument (SPEC §11.8).
+  static constexpr bool thread_safe = true;
+
   // exit_pass_ctx(): discards the profiles recorded on the calling thread
   // (all of them, passes still running included), unless keep_on_exit.
   void exit_pass_ctx() {
@@ -658,6 +692,23 @@ class BasicPassTimingInstrument {
     close_analysis(info, true);
   }
 
+  // The pipeline hooks (SPEC §11.7): a unit's entry, named by the unit,
+  // opens before its pipeline and closes after it (marked failed when it
+  // threw). On the nest's own thread it nests under the nest's entry; on
+  // another thread it is grafted there when read (profile()), and the units
+  // under a nest are listed by unit index, whichever thread ran them.
+  template <class Unit>
+  void run_before_pipeline(const Unit&, const PipelineInfo& info) {
+    open_unit(info);
+  }
+  template <class Unit>
+  void run_after_pipeline(const Unit&, const PipelineInfo& info) noexcept {
+    close_unit(info, false);
+  }
+  void run_after_pipeline_failed(const PipelineInfo& info, const std::exception_ptr&) noexcept {
+    close_unit(info, true);
+  }
+
   // clear(): discards every recorded profile, on every thread. Not while
   // passes run with this instrument on another thread.
   void clear() {
@@ -684,7 +735,8 @@ class BasicPassTimingInstrument {
         any = true;
       }
     }
-    for (std::size_t k = 0; k < running.size(); ++k) append_trees(*state_->buffers[k], running[k], origin, roots);
+    const Grafts grafts = find_grafts(running);
+    append_trees(running, grafts, origin, roots);
     return roots;
   }
 
@@ -726,10 +778,12 @@ class BasicPassTimingInstrument {
     for (const auto& b : state_->buffers) {
       if (b->thread == self) found = b.get();  // a thread that ended left it to us
     }
+    if (found != nullptr) found->ordinal = thread_ordinal();
     if (found == nullptr) {
       if (!create) return nullptr;
       auto made = detail::TimingBuffer::make(self, static_cast<unsigned>(state_->buffers.size() + 1));
       found = made.get();
+      found->ordinal = thread_ordinal();
       state_->buffers.push_back(std::move(made));
     }
     if (owner_ == nullptr) {
@@ -810,6 +864,37 @@ class BasicPassTimingInstrument {
     b->open = e.parent_entry();
   }
 
+  [[gnu::noinline]] void open_unit(const PipelineInfo& info) {
+    detail::TimingBuffer& b = *buffer(true);
+    if (info.thread == info.parent_thread) b.ordinal = info.thread;  // a thread reusing a dead one's buffer
+    const std::string* name = b.intern(info.unit_name);
+    if (b.next == b.limit) [[unlikely]]
+      b.grow();
+    // Nothing below throws.
+    detail::TimingEntry& e = *b.next++;
+    std::memcpy(&e.text[0], &name, sizeof name);  // NOLINT(bugprone-sizeof-expression): the pointer itself
+    e.text[1] = info.nest_run;
+    e.text[2] = info.unit_index;
+    e.text[3] = info.parent_thread;
+    e.size = static_cast<std::uint32_t>(info.unit_name.size()) | detail::TimingEntry::unit_bit |
+             (info.thread != info.parent_thread ? detail::TimingEntry::graft_bit : 0u);
+    e.key = name->data();  // the buffer's own copy: a pass's close never matches it
+    e.parent = static_cast<std::int32_t>(b.open - &e);
+    b.open = &e;
+    e.start = clock_.now();  // the last step
+  }
+
+  [[gnu::noinline]] void close_unit(const PipelineInfo& info, bool failed) noexcept {
+    const std::uint64_t end = clock_.now();  // the first step
+    detail::TimingBuffer* b = buffer_if_any();
+    if (b == nullptr) return;
+    detail::TimingEntry& e = *b->open;  // the sentinel when nothing is open
+    if (!e.unit() || e.unit_nest_run() != info.nest_run || e.unit_index() != info.unit_index) return;  // not ours
+    e.end = end;
+    if (failed) e.size |= detail::TimingEntry::failed_bit;
+    b->open = e.parent_entry();
+  }
+
   [[gnu::noinline]] detail::TimingBuffer* buffer_if_any() noexcept {
     try {
       return buffer(false);
@@ -818,23 +903,102 @@ class BasicPassTimingInstrument {
     }
   }
 
-  void append_trees(const detail::TimingBuffer& b, const std::vector<bool>& running, std::uint64_t origin,
-                    std::vector<PassProfile>& roots) const {
-    const std::size_t n = b.size();
-    const detail::TimingEntry* entries = b.begin();
-    std::vector<std::vector<std::size_t>> children(n);
-    std::vector<std::size_t> tops;
-    for (std::size_t i = 0; i < n; ++i) {
-      if (running[i]) continue;
-      const detail::TimingEntry* parent = entries[i].parent_entry();
-      if (parent != b.sentinel() && !running[static_cast<std::size_t>(parent - entries)]) {
-        children[static_cast<std::size_t>(parent - entries)].push_back(i);
-      } else {
-        tops.push_back(i);  // top level, or its parent is still running (left out)
+  // Where the units run on another thread than their nest go (SPEC §11.7).
+  // An entry is (buffer, index). A grafted unit goes under its nest's entry:
+  // on the buffer of the nest's thread, the deepest entry whose time spans
+  // the unit's and that is not inside one of that nest run's own units
+  // (the nest's thread runs only that run's units while it waits for them).
+  // With the nest's thread unknown, or its entry still running, the unit is
+  // shown at the top level; with the nest's entry gone (discarded by
+  // exit_pass_ctx or clear), the unit goes too.
+  using EntryRef = std::pair<std::size_t, std::size_t>;
+  struct Grafts {
+    std::map<EntryRef, std::vector<EntryRef>> under;  // nest entry -> its units from other threads
+    std::set<EntryRef> placed;                        // grafted units: not roots, not under their own thread's entries
+  };
+
+  Grafts find_grafts(const std::vector<std::vector<bool>>& running) const {
+    Grafts out;
+    const auto& buffers = state_->buffers;
+    // Per (nest thread, nest run): the nest's entry; none: top level; dropped: {size, size}.
+    std::map<std::pair<std::uint64_t, std::uint64_t>, std::optional<EntryRef>> target;
+    constexpr EntryRef dropped{static_cast<std::size_t>(-1), static_cast<std::size_t>(-1)};
+    for (std::size_t w = 0; w < buffers.size(); ++w) {
+      const detail::TimingEntry* entries = buffers[w]->begin();
+      for (std::size_t j = 0; j < buffers[w]->size(); ++j) {
+        const detail::TimingEntry& g = entries[j];
+        if (!g.grafted() || running[w][j]) continue;
+        const auto key = std::make_pair(g.unit_parent_thread(), g.unit_nest_run());
+        auto it = target.find(key);
+        if (it == target.end()) it = target.emplace(key, nest_entry_of(g, running, dropped)).first;
+        if (!it->second) continue;  // top level
+        out.placed.insert({w, j});
+        if (*it->second != dropped) out.under[*it->second].push_back({w, j});
       }
     }
-    auto build = [&](auto& self, std::size_t i) -> PassProfile {
-      const auto& e = entries[i];
+    return out;
+  }
+
+  std::optional<EntryRef> nest_entry_of(const detail::TimingEntry& g, const std::vector<std::vector<bool>>& running,
+                                        EntryRef dropped) const {
+    const auto& buffers = state_->buffers;
+    std::size_t p = buffers.size();
+    for (std::size_t k = 0; k < buffers.size(); ++k) {
+      if (buffers[k]->ordinal == g.unit_parent_thread()) p = k;
+    }
+    if (p == buffers.size()) return std::nullopt;
+    const detail::TimingBuffer& b = *buffers[p];
+    const detail::TimingEntry* entries = b.begin();
+    const std::size_t n = b.size();
+    std::vector<std::size_t> depth(n, 0);
+    std::vector<bool> in_run(n, false);  // inside one of the run's units
+    std::optional<std::size_t> best;
+    for (std::size_t i = 0; i < n; ++i) {
+      const detail::TimingEntry& e = entries[i];
+      const bool own_unit = e.unit() && e.unit_nest_run() == g.unit_nest_run();
+      const detail::TimingEntry* parent = e.parent_entry();
+      if (parent != b.sentinel()) {
+        const auto pi = static_cast<std::size_t>(parent - entries);
+        depth[i] = depth[pi] + 1;
+        in_run[i] = in_run[pi] || (parent->unit() && parent->unit_nest_run() == g.unit_nest_run());
+      }
+      if (own_unit || in_run[i]) continue;
+      const bool spans = e.start <= g.start && (running[p][i] || g.end <= e.end);
+      if (spans && (!best || depth[i] >= depth[*best])) best = i;
+    }
+    if (!best) return dropped;
+    if (running[p][*best]) return std::nullopt;
+    return EntryRef{p, *best};
+  }
+
+  // append_trees: the finished runs as trees, the threads' roots in thread order.
+  void append_trees(const std::vector<std::vector<bool>>& running, const Grafts& grafts, std::uint64_t origin,
+                    std::vector<PassProfile>& roots) const {
+    const auto& buffers = state_->buffers;
+    // children[k][i]: entry i's children on its own buffer, for every buffer (grafts cross them).
+    std::vector<std::vector<std::vector<std::size_t>>> children(buffers.size());
+    std::vector<std::vector<std::size_t>> tops(buffers.size());
+    for (std::size_t w = 0; w < buffers.size(); ++w) {
+      const detail::TimingBuffer& b = *buffers[w];
+      const detail::TimingEntry* entries = b.begin();
+      children[w].resize(b.size());
+      for (std::size_t i = 0; i < b.size(); ++i) {
+        if (running[w][i]) continue;
+        if (entries[i].grafted()) {  // a unit from another thread: under its nest's entry, or top level
+          if (grafts.placed.count({w, i}) == 0) tops[w].push_back(i);
+          continue;
+        }
+        const detail::TimingEntry* parent = entries[i].parent_entry();
+        if (parent != b.sentinel() && !running[w][static_cast<std::size_t>(parent - entries)]) {
+          children[w][static_cast<std::size_t>(parent - entries)].push_back(i);
+        } else {
+          tops[w].push_back(i);  // top level, or its parent is still running (left out)
+        }
+      }
+    }
+    auto build = [&](auto& self, std::size_t w, std::size_t i) -> PassProfile {
+      const detail::TimingBuffer& b = *buffers[w];
+      const auto& e = b.begin()[i];
       PassProfile p;
       p.name = e.name();
       p.start = std::chrono::nanoseconds(clock_.to_ns(e.start - origin));
@@ -843,11 +1007,36 @@ class BasicPassTimingInstrument {
       p.thread = b.index;
       p.analysis = e.analysis();
       p.function = e.function();
-      p.children.reserve(children[i].size());
-      for (std::size_t c : children[i]) p.children.push_back(self(self, c));
+      p.unit = e.unit();
+      p.unit_index = e.unit() ? static_cast<std::size_t>(e.unit_index()) : 0;
+      const auto grafted = grafts.under.find({w, i});
+      p.children.reserve(children[w][i].size() + (grafted == grafts.under.end() ? 0 : grafted->second.size()));
+      for (std::size_t c : children[w][i]) p.children.push_back(self(self, w, c));
+      if (grafted != grafts.under.end()) {
+        for (const auto& [cw, ci] : grafted->second) p.children.push_back(self(self, cw, ci));
+      }
+      sort_units(p.children);
       return p;
     };
-    for (std::size_t i : tops) roots.push_back(build(build, i));
+    for (std::size_t w = 0; w < buffers.size(); ++w) {
+      for (std::size_t i : tops[w]) roots.push_back(build(build, w, i));
+    }
+  }
+
+  // sort_units(children): the unit entries among them in unit order, in the
+  // places unit entries hold (a nest's entry has only units as children).
+  static void sort_units(std::vector<PassProfile>& children) {
+    std::vector<std::size_t> at;
+    for (std::size_t i = 0; i < children.size(); ++i) {
+      if (children[i].unit) at.push_back(i);
+    }
+    if (at.size() < 2) return;
+    std::vector<PassProfile> units;
+    units.reserve(at.size());
+    for (std::size_t i : at) units.push_back(std::move(children[i]));
+    std::stable_sort(units.begin(), units.end(),
+                     [](const PassProfile& a, const PassProfile& b) { return a.unit_index < b.unit_index; });
+    for (std::size_t u = 0; u < at.size(); ++u) children[at[u]] = std::move(units[u]);
   }
 
   std::uint64_t key_;
