@@ -331,15 +331,19 @@ void init_instrument(py::module_& m) {
       .def_property_readonly("log_level", [](const PyPassBisect& self) { return self.log_level; })
       .def("reset", [](PyPassBisect& self) { self.bisect->reset(); });
 
-  py::class_<passinfra::CrashReport>(m, "CrashReport", "what a CrashReproducer wrote: pass_name, error, pipeline, ir")
-      .def(py::init([](std::string pass_name, std::string error, std::string pipeline, std::string ir) {
-             return passinfra::CrashReport{std::move(pass_name), std::move(error), std::move(pipeline), std::move(ir)};
-           }),
-           py::arg("pass_name"), py::arg("error"), py::arg("pipeline") = "", py::arg("ir") = "")
+  py::class_<passinfra::CrashReport>(
+      m, "CrashReport", "what a CrashReproducer wrote: pass_name, error, pipeline, ir, unit (inside a nest)")
+      .def(py::init(
+               [](std::string pass_name, std::string error, std::string pipeline, std::string ir, std::string unit) {
+                 return passinfra::CrashReport{std::move(pass_name), std::move(error), std::move(pipeline),
+                                               std::move(ir), std::move(unit)};
+               }),
+           py::arg("pass_name"), py::arg("error"), py::arg("pipeline") = "", py::arg("ir") = "", py::arg("unit") = "")
       .def_readonly("pass_name", &passinfra::CrashReport::pass)
       .def_readonly("error", &passinfra::CrashReport::error)
       .def_readonly("pipeline", &passinfra::CrashReport::pipeline)
       .def_readonly("ir", &passinfra::CrashReport::ir)
+      .def_readonly("unit", &passinfra::CrashReport::unit)
       .def("__eq__", [](const passinfra::CrashReport& a, const passinfra::CrashReport& b) { return a == b; })
       .def("__repr__", [](const passinfra::CrashReport& r) {
         return "CrashReport(pass_name=" + std::string(py::repr(py::str(r.pass))) +
