@@ -5,6 +5,8 @@
 // nest kinds and nests in pipeline text (SPEC §11.11); tinyir's function nest.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -125,6 +127,23 @@ std::vector<std::string> events_of(const auto& pass, std::vector<std::string> fn
   EventLog log;
   UHooks a{"A", &log}, b{"B", &log};
   auto ctx = pi::make_pass_context<UModule>(std::move(options), std::ref(a), std::ref(b));
+  try {
+    UModule out = pi::run(pass, make_umodule(&log, std::move(fns), 4), ctx);
+    log.add("result " + describe(out));
+  } catch (const TestError& e) {
+    log.add("threw " + std::to_string(e.id) + " " + e.what());
+  }
+  return log.events;
+}
+
+// The same with UHooks A and B held by a run-time list: a PassContext<UModule>
+// of AnyInstrument<UModule>s, which forward UModule's unit types' hooks.
+std::vector<std::string> events_of_erased(const auto& pass, std::vector<std::string> fns,
+                                          pi::PassContextOptions options = {}) {
+  EventLog log;
+  UHooks a{"A", &log}, b{"B", &log};
+  pi::PassContext<UModule> ctx(std::move(options),
+                               {pi::AnyInstrument<UModule>(std::ref(a)), pi::AnyInstrument<UModule>(std::ref(b))});
   try {
     UModule out = pi::run(pass, make_umodule(&log, std::move(fns), 4), ctx);
     log.add("result " + describe(out));
@@ -375,6 +394,11 @@ TEST_CASE("DynamicNest in pipeline text: a pass of the wrong level is an error a
         "passinfra: pipeline text, column 25: 'ToANormalForm' is not a function pass\n"
         "  sequential(M,function(P,ToANormalForm))\n"
         "                          ^");
+  // The level error comes first, also for a misplaced pass written with items.
+  CHECK(error_of("function(ToANormalForm(P))", r.modules)
+            .rfind("passinfra: pipeline text, column 10: 'ToANormalForm' is not a function pass\n", 0) == 0);
+  CHECK(error_of("sequential(CanonicalizeOps(P))", r.modules)
+            .rfind("passinfra: pipeline text, column 12: 'CanonicalizeOps' is a function pass: nest it", 0) == 0);
   // Unknown inside a nest: the closest names come from the unit registry.
   const std::string unknown = error_of("function(P,NeedR)", r.modules);
   CHECK(unknown.find("column 12: unknown pass name 'NeedR'") != std::string::npos);
@@ -431,4 +455,37 @@ TEST_CASE("DynamicNest registry: add_nest names, aliases, and names registered t
   CHECK(pi::print_pipeline(pi::parse_pipeline<UModule>("function(G)", modules)) == "function(G)");
   CHECK(error_of("sequential(G)", modules).find("'G' is a function pass: nest it, as function(G)") !=
         std::string::npos);
+}
+
+TEST_CASE(
+    "AnyInstrument<Parent> forwards the unit types' pass and pipeline hooks: a run-time list sees a nest's units") {
+  const std::vector<std::string> fns{"f0", "!p", "f1", "f2"};
+  const auto with_units = [](const std::vector<std::string>& events) {
+    return std::count_if(events.begin(), events.end(), [](const std::string& e) {
+      return e.find("before(f") != std::string::npos || e.find("pipeline(") != std::string::npos;
+    });
+  };
+  const auto ok = events_of(pi::nest<UFunc>(UStep<"A">{}, UStep<"B">{}), fns);
+  CHECK(with_units(ok) > 10);
+  CHECK(events_of_erased(pi::nest<UFunc>(UStep<"A">{}, UStep<"B">{}), fns) == ok);
+  CHECK(events_of_erased(DNest{UStep<"A">{}, UStep<"B">{}}, fns) == ok);
+  const pi::PassContextOptions options{.opt_level = 2, .disabled_pass = {"Off"}};
+  const auto gated = pi::nest<UFunc>(pi::PassInfo{"fn", 1}, UStep<"A">{}, UStep<"Hi", 3>{}, UStep<"Off">{}, NeedsR{});
+  CHECK(events_of_erased(gated, fns, options) == events_of(gated, fns, options));
+  const auto failing = pi::nest<UFunc>(UStep<"A">{}, UThrow<"T", "@f1">{}, UStep<"B">{});
+  const auto failed = events_of(failing, fns);
+  CHECK(std::find(failed.begin(), failed.end(), "A.pipeline_failed(@f1,1)") != failed.end());
+  CHECK(events_of_erased(failing, fns) == failed);
+
+  // What a nest asks a list's item: unit hooks, thread-safety.
+  EventLog log;
+  UHooks hooks{"H", &log};
+  ModuleOnlyHooks module_only{&log};
+  const pi::AnyInstrument<UModule> erased(std::ref(hooks)), parent_only(std::ref(module_only));
+  CHECK(erased.has_unit_hooks());
+  CHECK_FALSE(parent_only.has_unit_hooks());
+  CHECK_FALSE(erased.thread_safe());
+  UFunc f{"f", 0, {}, false};
+  CHECK(erased.should_run(f, pi::PassInfo{"P", 0}));
+  CHECK(log.events == std::vector<std::string>{"H.should_run(f,P)"});
 }

@@ -24,6 +24,7 @@
 #include <concepts>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -52,6 +53,20 @@ concept NestableIR = requires(const Parent& p, Parent moved, std::vector<UnitSlo
 // unit_list<Us...>: the unit types a parent IR has (ir_traits<Parent>::unit_types).
 template <class... Us>
 struct unit_list {};
+
+namespace detail {
+// is_unit_of<IR, U>: U is one of the unit types IR lists.
+template <class L, class U>
+inline constexpr bool in_unit_list = false;
+template <class... Us, class U>
+inline constexpr bool in_unit_list<unit_list<Us...>, U> = (std::is_same_v<Us, U> || ...);
+template <class IR, class U>
+inline constexpr bool is_unit_of = false;
+template <class IR, class U>
+  requires requires { typename ir_traits<IR>::unit_types; }
+inline constexpr bool is_unit_of<IR, U> = in_unit_list<typename ir_traits<IR>::unit_types, U>;
+
+}  // namespace detail
 
 // unit_kind_name<Unit>(): the unit kind's name (ir_traits<Unit>::name), else "nest".
 template <class Unit>

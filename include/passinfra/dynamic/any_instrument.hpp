@@ -9,6 +9,9 @@
 //   / run_analysis_invalidated(info)      the analysis hooks (SPEC §10.7), forwarded likewise
 // i.has_should_run() ... has_run_analysis_invalidated()   whether T has that hook
 // i.hook_mask()                           the hooks T has, one bit each
+// i.should_run(unit, info) ... run_before_pipeline(unit, pinfo) / run_after_pipeline(unit, pinfo)
+//   / run_after_pipeline_failed(pinfo, error)   the hooks of the unit types IR lists
+//                                         (ir_traits<IR>::unit_types), forwarded likewise (SPEC §11.3)
 // i.thread_safe() / i.has_unit_hooks()    for a parallel nest's check (SPEC §11.4, §11.8)
 // i.run_solo(loop, ir)                    (DynamicSequential's) its children under this instrument alone
 //
@@ -21,6 +24,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -29,12 +33,92 @@
 #include "passinfra/core/instrument.hpp"
 #include "passinfra/core/instrument_set.hpp"
 #include "passinfra/core/pass_info.hpp"
+#include "passinfra/core/pipeline_info.hpp"
+#include "passinfra/core/units.hpp"
 #include "passinfra/detail/type_name.hpp"
 #include "passinfra/dynamic/solo_loop.hpp"
 
 namespace passinfra {
 
 namespace detail {
+
+// The hooks of T for one unit type U of IR (SPEC §11.3): null for a hook T
+// lacks (then should_run says "run" and the others do nothing).
+template <class U>
+struct InstrumentUnitHooks {
+  bool (*should_run)(void*, const U&, const PassInfo&);
+  void (*before)(void*, const U&, const PassInfo&);
+  void (*after)(void*, const U&, const PassInfo&);
+  void (*before_pipeline)(void*, const U&, const PipelineInfo&);
+  void (*after_pipeline)(void*, const U&, const PipelineInfo&);
+};
+
+template <class T, class U>
+inline constexpr InstrumentUnitHooks<U> instrument_unit_hooks_for{
+    HasShouldRun<T, U> ? +[](void* o, const U& u, const PassInfo& info) -> bool {
+      if constexpr (HasShouldRun<T, U>) {
+        return static_cast<T*>(o)->should_run(u, info);
+      } else {
+        return true;
+      }
+    } : nullptr,
+    HasRunBeforePass<T, U> ? +[](void* o, const U& u, const PassInfo& info) {
+      if constexpr (HasRunBeforePass<T, U>) static_cast<T*>(o)->run_before_pass(u, info);
+    } : nullptr,
+    HasRunAfterPass<T, U> ? +[](void* o, const U& u, const PassInfo& info) {
+      if constexpr (HasRunAfterPass<T, U>) static_cast<T*>(o)->run_after_pass(u, info);
+    } : nullptr,
+    HasRunBeforePipeline<T, U> ? +[](void* o, const U& u, const PipelineInfo& info) {
+      if constexpr (HasRunBeforePipeline<T, U>) static_cast<T*>(o)->run_before_pipeline(u, info);
+    } : nullptr,
+    HasRunAfterPipeline<T, U> ? +[](void* o, const U& u, const PipelineInfo& info) {
+      if constexpr (HasRunAfterPipeline<T, U>) static_cast<T*>(o)->run_after_pipeline(u, info);
+    } : nullptr,
+};
+
+// InstrumentUnitTables<IR>::type: T's hook table for each unit type IR lists;
+// unit_mask<T>(): the hook bits T has for some unit type, pass and pipeline
+// hooks (so that a list's hook phase is not skipped for T's unit hooks).
+template <class L>
+struct InstrumentUnitTablesOf {
+  using type = std::tuple<>;
+  template <class T>
+  static constexpr type make() {
+    return {};
+  }
+  template <class T>
+  static constexpr unsigned unit_mask() {
+    return 0;
+  }
+  template <class T>
+  static constexpr bool any_unit_hook() {
+    return false;
+  }
+};
+template <class... Us>
+struct InstrumentUnitTablesOf<unit_list<Us...>> {
+  using type = std::tuple<const InstrumentUnitHooks<Us>*...>;
+  template <class T>
+  static constexpr type make() {
+    return type{&instrument_unit_hooks_for<T, Us>...};
+  }
+  template <class T>
+  static constexpr unsigned unit_mask() {
+    return ((hook_mask_of<T, Us>() & (hook_should_run | hook_run_before_pass | hook_run_after_pass)) | ... | 0u) |
+           ((HasRunBeforePipeline<T, Us> ? hook_run_before_pipeline : 0u) | ... | 0u) |
+           ((HasRunAfterPipeline<T, Us> ? hook_run_after_pipeline : 0u) | ... | 0u) |
+           (HasRunAfterPipelineFailed<T> ? hook_run_after_pipeline_failed : 0u);
+  }
+  template <class T>
+  static constexpr bool any_unit_hook() {
+    return (HasUnitHook<T, Us> || ...);
+  }
+};
+template <class IR>
+struct InstrumentUnitTables : InstrumentUnitTablesOf<void> {};
+template <class IR>
+  requires requires { typename ir_traits<IR>::unit_types; }
+struct InstrumentUnitTables<IR> : InstrumentUnitTablesOf<typename ir_traits<IR>::unit_types> {};
 
 // The Concept half of the erasure: one table of hook entries per type T.
 template <class IR>
@@ -58,6 +142,10 @@ struct InstrumentVTable {
   // A DynamicSequential's children under a list holding only this
   // instrument, with its hooks called directly (solo_loop.hpp).
   IR (*run_solo)(void*, SoloLoop<IR>&, IR);
+  // Nests (SPEC §11.3): the pipeline hook without a unit, the unit types' tables, whether T has any unit hook.
+  void (*after_pipeline_failed)(void*, const PipelineInfo&, std::exception_ptr);
+  typename InstrumentUnitTables<IR>::type units;
+  bool unit_hooks;
 };
 
 // The Model half: the table for T. The three per-pass hooks are never null
@@ -65,7 +153,7 @@ struct InstrumentVTable {
 // test; the others are null for a hook T lacks. `hooks` says which T has.
 template <class IR, class T>
 inline constexpr InstrumentVTable<IR> instrument_vtable_for{
-    hook_mask_of<T, IR>(),
+    hook_mask_of<T, IR>() | InstrumentUnitTables<IR>::template unit_mask<T>(),
     HasEnterPassCtx<T> ? +[](void* o) {
       if constexpr (HasEnterPassCtx<T>) static_cast<T*>(o)->enter_pass_ctx();
     } : nullptr,
@@ -103,6 +191,11 @@ inline constexpr InstrumentVTable<IR> instrument_vtable_for{
     +[](const void* o) -> std::string { return instrument_name(*static_cast<const T*>(o)); },
     +[](const void* o) -> bool { return instrument_thread_safe(*static_cast<const T*>(o)); },
     +[](void* o, SoloLoop<IR>& loop, IR ir) -> IR { return loop.run(*static_cast<T*>(o), std::move(ir)); },
+    HasRunAfterPipelineFailed<T> ? +[](void* o, const PipelineInfo& info, std::exception_ptr error) {
+      if constexpr (HasRunAfterPipelineFailed<T>) static_cast<T*>(o)->run_after_pipeline_failed(info, std::move(error));
+    } : nullptr,
+    InstrumentUnitTables<IR>::template make<T>(),
+    InstrumentUnitTables<IR>::template any_unit_hook<T>() || HasRunAfterPassFailed<T>,
 };
 
 }  // namespace detail
@@ -150,6 +243,42 @@ class AnyInstrument {
   void run_analysis_invalidated(const AnalysisInfo& info) const {
     if (vtable_->analysis_invalidated) vtable_->analysis_invalidated(object_, info);
   }
+  // The unit types' hooks (SPEC §11.3), for the unit types IR lists: a
+  // nest's unit pipelines under a PassContext<IR> call them.
+  template <class Unit>
+    requires detail::is_unit_of<IR, Unit>
+  bool should_run(const Unit& unit, const PassInfo& info) const {
+    const auto* hooks = std::get<const detail::InstrumentUnitHooks<Unit>*>(vtable_->units);
+    return hooks->should_run == nullptr || hooks->should_run(object_, unit, info);
+  }
+  template <class Unit>
+    requires detail::is_unit_of<IR, Unit>
+  void run_before_pass(const Unit& unit, const PassInfo& info) const {
+    const auto* hooks = std::get<const detail::InstrumentUnitHooks<Unit>*>(vtable_->units);
+    if (hooks->before) hooks->before(object_, unit, info);
+  }
+  template <class Unit>
+    requires detail::is_unit_of<IR, Unit>
+  void run_after_pass(const Unit& unit, const PassInfo& info) const {
+    const auto* hooks = std::get<const detail::InstrumentUnitHooks<Unit>*>(vtable_->units);
+    if (hooks->after) hooks->after(object_, unit, info);
+  }
+  template <class Unit>
+    requires detail::is_unit_of<IR, Unit>
+  void run_before_pipeline(const Unit& unit, const PipelineInfo& info) const {
+    const auto* hooks = std::get<const detail::InstrumentUnitHooks<Unit>*>(vtable_->units);
+    if (hooks->before_pipeline) hooks->before_pipeline(object_, unit, info);
+  }
+  template <class Unit>
+    requires detail::is_unit_of<IR, Unit>
+  void run_after_pipeline(const Unit& unit, const PipelineInfo& info) const {
+    const auto* hooks = std::get<const detail::InstrumentUnitHooks<Unit>*>(vtable_->units);
+    if (hooks->after_pipeline) hooks->after_pipeline(object_, unit, info);
+  }
+  void run_after_pipeline_failed(const PipelineInfo& info, std::exception_ptr error) const {
+    if (vtable_->after_pipeline_failed) vtable_->after_pipeline_failed(object_, info, std::move(error));
+  }
+
   // run_solo(loop, ir): the children of `loop` under this instrument alone
   // (DynamicSequential, when its context's list holds only this one).
   IR run_solo(detail::SoloLoop<IR>& loop, IR ir) const { return vtable_->run_solo(object_, loop, std::move(ir)); }
@@ -171,10 +300,9 @@ class AnyInstrument {
   // thread_safe(): T declares that its hooks may run on several threads at
   // once (SPEC §11.8: a constant, a trait, or T's thread_safe() asked now).
   bool thread_safe() const { return vtable_->thread_safe(object_); }
-  // has_unit_hooks(): a nest's unit pipelines call one of its hooks. An
-  // AnyInstrument<IR> forwards the hooks for IR only, so that is
-  // run_after_pass_failed (it takes no IR) when T has it.
-  bool has_unit_hooks() const noexcept { return has_run_after_pass_failed(); }
+  // has_unit_hooks(): a nest's unit pipelines call one of its hooks: T has
+  // a hook for one of the unit types IR lists, or run_after_pass_failed.
+  bool has_unit_hooks() const noexcept { return vtable_->unit_hooks; }
   // hook_mask(): the hooks T has, one bit each (detail::hook_should_run, ...).
   unsigned hook_mask() const noexcept { return vtable_->hooks; }
 

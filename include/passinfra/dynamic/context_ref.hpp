@@ -93,17 +93,6 @@ template <class IR>
   requires requires { typename ir_traits<IR>::unit_types; }
 struct UnitTables<IR> : UnitTablesOf<typename ir_traits<IR>::unit_types> {};
 
-// is_unit_of<IR, U>: U is one of the unit types IR lists.
-template <class L, class U>
-inline constexpr bool in_unit_list = false;
-template <class... Us, class U>
-inline constexpr bool in_unit_list<unit_list<Us...>, U> = (std::is_same_v<Us, U> || ...);
-template <class IR, class U>
-inline constexpr bool is_unit_of = false;
-template <class IR, class U>
-  requires requires { typename ir_traits<IR>::unit_types; }
-inline constexpr bool is_unit_of<IR, U> = in_unit_list<typename ir_traits<IR>::unit_types, U>;
-
 template <class IR>
 struct ContextVTable {
   bool (*pass_enabled)(const void*, const PassInfo&);

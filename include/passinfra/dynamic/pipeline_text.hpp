@@ -517,16 +517,9 @@ AnyPass<IR> build_pipeline(const PipelineNode& node, std::string_view text, cons
     for (const auto& child : node.children) children.push_back(build_pipeline(child, text, registry, scope));
     return AnyPass<IR>(DynamicSequential<IR>(std::move(children), PassInfo{name, opt_level}));
   }
-  if (!node.children.empty()) {
-    const auto kinds = registry.nest_names();
-    fail(node.children.front().column,
-         "expected an option key=value in the options of '" + clipped(node.name) + "' (only 'sequential'" +
-             (kinds.empty() ? std::string(" takes passes")
-                            : " and nest kinds such as '" + kinds.front() + "' take passes") +
-             "), found pass '" + clipped(node.children.front().name) + "'");
-  }
   if (!registry.contains(node.name)) {
-    // SPEC §11.11: a pass of the wrong level says where it belongs.
+    // SPEC §11.11: a pass of the wrong level says where it belongs (before
+    // anything else is said of it, items included).
     if (scope != nullptr && scope->parent_contains(scope->parent_registry, node.name)) {
       fail(node.column, "'" + clipped(node.name) + "' is not a " + std::string(scope->unit_kind) + " pass");
     }
@@ -534,6 +527,14 @@ AnyPass<IR> build_pipeline(const PipelineNode& node, std::string_view text, cons
       fail(node.column, "'" + clipped(node.name) + "' is a " + std::string(kind->unit_kind) + " pass: nest it, as " +
                             kind->name + "(" + clipped(node.name) + ")");
     }
+  }
+  if (!node.children.empty()) {
+    const auto kinds = registry.nest_names();
+    fail(node.children.front().column,
+         "expected an option key=value in the options of '" + clipped(node.name) + "' (only 'sequential'" +
+             (kinds.empty() ? std::string(" takes passes")
+                            : " and nest kinds such as '" + kinds.front() + "' take passes") +
+             "), found pass '" + clipped(node.children.front().name) + "'");
   }
   PassOptions options;
   for (const auto& option : node.options) options.emplace(option.key, option.value);

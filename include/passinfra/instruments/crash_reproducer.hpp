@@ -53,6 +53,7 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -188,10 +189,11 @@ class CrashReproducer {
   template <class IR>
   void run_before_pass(const IR& ir, const PassInfo&) {
     if constexpr (PrintableIR<IR>) {
-      inputs_.push_back(Input{ir_traits<IR>::print(ir), unit_path()});
+      inputs_.push_back(Input{std::make_shared<const std::string>(ir_traits<IR>::print(ir)), unit_path()});
     } else if constexpr (HasParentType<IR>) {
-      // A unit that cannot print itself: the nest's input (the enclosing entry) stands for it.
-      inputs_.push_back(Input{inputs_.empty() ? std::string{} : inputs_.back().text, unit_path()});
+      // A unit that cannot print itself: the nest's input (the enclosing entry) stands for it, shared.
+      inputs_.push_back(
+          Input{inputs_.empty() ? std::make_shared<const std::string>() : inputs_.back().text, unit_path()});
     } else {
       static_assert(PrintableIR<IR>,
                     "passinfra::CrashReproducer writes the IR, but the IR cannot print itself: specialize "
@@ -213,7 +215,7 @@ class CrashReproducer {
     inputs_.pop_back();
     if (error == reported_) return;
     reported_ = error;
-    CrashReport report{std::string(info.name), detail::describe(error), options_.pipeline, std::move(input.text),
+    CrashReport report{std::string(info.name), detail::describe(error), options_.pipeline, *input.text,
                        std::move(input.unit)};
     write(report);
     last_ = std::move(report);
@@ -262,8 +264,8 @@ class CrashReproducer {
   }
 
   struct Input {
-    std::string text;  // the pass's input, printed
-    std::string unit;  // unit_path() when it started
+    std::shared_ptr<const std::string> text;  // the pass's input, printed (shared by a unit that cannot print)
+    std::string unit;                         // unit_path() when it started
   };
 
   std::filesystem::path file_;
