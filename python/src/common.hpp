@@ -17,6 +17,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -77,12 +78,29 @@ struct PyPassInfo {
 struct PyContext {
   std::unique_ptr<Context> owned;  // null for a context made elsewhere (a thread's default)
   Context* context = nullptr;
+  // A thread's default context (PassContext.current() outside any `with`)
+  // lives as long as that thread: its wrapper is usable on that thread only,
+  // and says so (passinfra.PassError) elsewhere or after the thread ended.
+  std::weak_ptr<const int> thread_alive;
+  std::thread::id thread{};
+  bool thread_bound = false;
   std::vector<py::object> instruments;  // the Python objects given, in order
   py::dict config;
   std::vector<std::unique_ptr<Context::Scope>> scopes;  // one per `with` entered, innermost last
 
   PyContext() = default;
   PyContext(const PyContext&) = delete;
+  // get(): the context, or passinfra::Error for a thread's default context
+  // used from another thread or after its thread ended.
+  Context& get() const {
+    if (thread_bound && (thread_alive.expired() || std::this_thread::get_id() != thread)) {
+      throw passinfra::Error(
+          "PassContext: this is the default context of another thread (PassContext.current() taken there, outside "
+          "any `with`), which lives and may be used only on that thread; call PassContext.current() on this thread, "
+          "or create a PassContext(...) and use it in a `with`");
+    }
+    return *context;
+  }
   PyContext& operator=(const PyContext&) = delete;
   ~PyContext();
 };

@@ -195,10 +195,16 @@ py::object current_context_object() {
   }
   if (&context == &Context::thread_default()) {
     // One wrapper per thread for its default context, kept for the thread's life.
+    // A Python object may outlive the thread: the wrapper is never freed
+    // (one per thread that asked), and refuses use once `alive` is gone.
+    thread_local const auto alive = std::make_shared<const int>(0);
     thread_local PyContext* default_wrapper = nullptr;
     if (default_wrapper == nullptr) {
-      default_wrapper = new PyContext();  // NOLINT: lives as long as the thread's default context
+      default_wrapper = new PyContext();  // NOLINT(cppcoreguidelines-owning-memory): see above
       default_wrapper->context = &context;
+      default_wrapper->thread_alive = alive;
+      default_wrapper->thread = std::this_thread::get_id();
+      default_wrapper->thread_bound = true;
     }
     return py::cast(default_wrapper, py::return_value_policy::reference);
   }
@@ -266,20 +272,20 @@ void init_transform(py::module_& m) {
            }),
            py::arg("opt_level") = 2, py::arg("required_pass") = py::none(), py::arg("disabled_pass") = py::none(),
            py::arg("instruments") = py::none(), py::arg("config") = py::none())
-      .def_property_readonly("opt_level", [](const PyContext& self) { return self.context->opt_level(); })
-      .def_property_readonly("required_pass", [](const PyContext& self) { return self.context->required_pass(); })
-      .def_property_readonly("disabled_pass", [](const PyContext& self) { return self.context->disabled_pass(); })
+      .def_property_readonly("opt_level", [](const PyContext& self) { return self.get().opt_level(); })
+      .def_property_readonly("required_pass", [](const PyContext& self) { return self.get().required_pass(); })
+      .def_property_readonly("disabled_pass", [](const PyContext& self) { return self.get().disabled_pass(); })
       .def_property_readonly("config",
                              [](const PyContext& self) {
                                py::dict out;
-                               for (const auto& entry : self.context->config())
+                               for (const auto& entry : self.get().config())
                                  out[py::str(entry.key)] = from_config_value(entry.value);
                                return out;
                              })
       .def_property_readonly("instruments",
                              [](PyContext& self) {
                                // The C++ list is cleared after a failing hook (SPEC §5): so is this one.
-                               if (self.context->instruments().empty()) self.instruments.clear();
+                               if (self.get().instruments().empty()) self.instruments.clear();
                                return self.instruments;
                              })
       .def(
@@ -290,7 +296,7 @@ void init_transform(py::module_& m) {
             auto list = to_instruments(instruments);
             self.instruments = std::move(instruments);
             py::gil_scoped_release release;
-            self.context->override_instruments(std::move(list));
+            self.get().override_instruments(std::move(list));
           },
           py::arg("instruments"))
       .def(
@@ -299,7 +305,7 @@ void init_transform(py::module_& m) {
             std::unique_ptr<Context::Scope> scope;
             {
               py::gil_scoped_release release;
-              scope.reset(new Context::Scope(self.context->enter()));
+              scope.reset(new Context::Scope(self.get().enter()));
             }
             self.scopes.push_back(std::move(scope));
             return self;

@@ -295,3 +295,16 @@ def test_the_gil_is_released_while_a_cpp_pipeline_runs():
     t.join()
     assert alone > 0.02, "the pipeline is too short to tell"
     assert longest < alone / 2, (longest, alone)
+
+
+def test_the_default_context_of_an_ended_thread_is_refused_not_dangling():
+    got = []
+    worker = threading.Thread(target=lambda: got.append(transform.PassContext.current()))
+    worker.start()
+    worker.join()
+    with pytest.raises(passinfra.PassError, match="default context of another thread"):
+        got[0].opt_level  # noqa: B018 (the access is the test)
+    with pytest.raises(passinfra.PassError, match="default context of another thread"):
+        got[0].override_instruments([])
+    # This thread's own default context works as before.
+    assert transform.PassContext.current().opt_level == 2
