@@ -119,11 +119,13 @@ compile-time-check:
 	bash benchmarks/compile_time_check.sh
 
 # package: a Debian package of the headers (CPack), checked by unpacking it
-# into a scratch root and building a find_package consumer against it.
+# into a scratch root and building a find_package consumer against it. The
+# package is the headers only (architecture all): no Python extension in it
+# (PASSINFRA_PYTHON=OFF; a python3-passinfra package is not made yet).
 package:
 	@$(DEPS)
 	$(CMAKE) -S . -B build/package -DCMAKE_BUILD_TYPE=Release -DPASSINFRA_BUILD_TESTS=OFF \
-	  -DPASSINFRA_BUILD_EXAMPLES=OFF -DPASSINFRA_BUILD_BENCHMARKS=OFF
+	  -DPASSINFRA_BUILD_EXAMPLES=OFF -DPASSINFRA_BUILD_BENCHMARKS=OFF -DPASSINFRA_PYTHON=OFF
 	cd build/package && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL cpack -G DEB
 	bash scripts/check_package.sh build/package
 
