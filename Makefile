@@ -118,14 +118,17 @@ compile-time-check:
 	@PASSINFRA_DEPS_EXTRA="time $${PASSINFRA_DEPS_EXTRA:-}" $(DEPS)
 	bash benchmarks/compile_time_check.sh
 
-# package: a Debian package of the headers (CPack), checked by unpacking it
-# into a scratch root and building a find_package consumer against it. The
-# package is the headers only (architecture all): no Python extension in it
-# (PASSINFRA_PYTHON=OFF; a python3-passinfra package is not made yet).
+# package: the Debian packages (CPack, cmake/cpack.cmake): passinfra-dev (the
+# headers, architecture all) and, when Python 3 and pybind11 are found,
+# python3-passinfra (the Python package, built with Debian's /usr/bin/python3
+# and Debian's -O2), checked by unpacking them into a scratch root, building a
+# find_package consumer and running a pipeline from Python against them.
 package:
 	@$(DEPS)
-	$(CMAKE) -S . -B build/package -DCMAKE_BUILD_TYPE=Release -DPASSINFRA_BUILD_TESTS=OFF \
-	  -DPASSINFRA_BUILD_EXAMPLES=OFF -DPASSINFRA_BUILD_BENCHMARKS=OFF -DPASSINFRA_PYTHON=OFF
+	$(CMAKE) -S . -B build/package -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" \
+	  -DPASSINFRA_BUILD_TESTS=OFF -DPASSINFRA_BUILD_EXAMPLES=OFF -DPASSINFRA_BUILD_BENCHMARKS=OFF \
+	  -DPython3_EXECUTABLE=/usr/bin/python3
+	$(CMAKE) --build build/package -j$(JOBS)
 	cd build/package && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL cpack -G DEB
 	bash scripts/check_package.sh build/package
 

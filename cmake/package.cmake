@@ -3,28 +3,36 @@
 #   cmake --install <build> --prefix <dir>   headers, passinfraConfig.cmake
 #                                            (+ version file, SameMajorVersion),
 #                                            passinfraTargets.cmake, passinfra.pc
-#   cpack -G DEB (make package)              a Debian package of the headers,
-#                                            depending on libboost1.81-dev
-# Header-only and architecture-independent: everything goes under share/.
+#   cpack -G DEB (make package)              passinfra-dev: the headers (component
+#                                            dev, architecture all, depending on
+#                                            libboost1.81-dev); python3-passinfra:
+#                                            the Python package (component python,
+#                                            python/CMakeLists.txt) when it is built
+# The headers are architecture-independent: their CMake files go under share/.
+# The CPack settings are cmake/cpack.cmake, included at the end of the top-level
+# CMakeLists.txt (after python/ has added its install rules).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 set(PASSINFRA_CMAKE_DIR "${CMAKE_INSTALL_DATADIR}/cmake/passinfra")
 
-install(TARGETS passinfra EXPORT passinfraTargets)
+install(TARGETS passinfra EXPORT passinfraTargets COMPONENT dev)
 if(TARGET passinfra_tool)
   # Component `tool`: find_package(passinfra COMPONENTS tool) finds CLI11 too.
-  install(TARGETS passinfra_tool EXPORT passinfraToolTargets)
+  install(TARGETS passinfra_tool EXPORT passinfraToolTargets COMPONENT dev)
   install(EXPORT passinfraToolTargets
           NAMESPACE passinfra::
-          DESTINATION "${PASSINFRA_CMAKE_DIR}")
+          DESTINATION "${PASSINFRA_CMAKE_DIR}"
+          COMPONENT dev)
 endif()
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/passinfra"
         DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}"
+        COMPONENT dev
         FILES_MATCHING PATTERN "*.hpp")
 install(EXPORT passinfraTargets
         NAMESPACE passinfra::
-        DESTINATION "${PASSINFRA_CMAKE_DIR}")
+        DESTINATION "${PASSINFRA_CMAKE_DIR}"
+        COMPONENT dev)
 
 configure_package_config_file(
   "${PROJECT_SOURCE_DIR}/cmake/passinfraConfig.cmake.in"
@@ -36,22 +44,8 @@ write_basic_package_version_file(
   ARCH_INDEPENDENT)
 install(FILES "${PROJECT_BINARY_DIR}/passinfraConfig.cmake"
               "${PROJECT_BINARY_DIR}/passinfraConfigVersion.cmake"
-        DESTINATION "${PASSINFRA_CMAKE_DIR}")
+        DESTINATION "${PASSINFRA_CMAKE_DIR}"
+        COMPONENT dev)
 
 configure_file("${PROJECT_SOURCE_DIR}/cmake/passinfra.pc.in" "${PROJECT_BINARY_DIR}/passinfra.pc" @ONLY)
-install(FILES "${PROJECT_BINARY_DIR}/passinfra.pc" DESTINATION "${CMAKE_INSTALL_DATADIR}/pkgconfig")
-
-# CPack: `cpack -G DEB` in the build tree (the Makefile's `make package`).
-set(CPACK_PACKAGE_NAME "passinfra-dev")
-set(CPACK_PACKAGE_VERSION "${PROJECT_VERSION}")
-set(CPACK_PACKAGE_VENDOR "passinfra")
-set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "C++20 header-only pass infrastructure with TVM's pass-infra behaviour")
-set(CPACK_PACKAGE_CONTACT "passinfra developers <passinfra@localhost>")
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "libboost1.81-dev")
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libcli11-dev")
-set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE "all")
-set(CPACK_DEBIAN_PACKAGE_SECTION "libdevel")
-set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
-set(CPACK_PACKAGING_INSTALL_PREFIX "/usr")
-set(CPACK_GENERATOR "DEB")
-include(CPack)
+install(FILES "${PROJECT_BINARY_DIR}/passinfra.pc" DESTINATION "${CMAKE_INSTALL_DATADIR}/pkgconfig" COMPONENT dev)
