@@ -505,6 +505,40 @@ TEST_CASE("parallel nest: PassTimingInstrument has one entry per unit under the 
   CHECK(parallel.render().find("\n\t@f7: ") != std::string::npos);
 }
 
+TEST_CASE("parallel nest: PassTimingInstrument places each of 300 nest runs' units under that run's entry") {
+  // profile() finds a grafted unit's nest entry by a search on the nest
+  // thread's entries in time order, once per nest run: every run's units
+  // must land under their own run's entry, none under a neighbour's.
+  pi::ThreadPool pool(1);
+  pi::BasicPassTimingInstrument<TickClock> timing;
+  constexpr int runs = 300;
+  {
+    auto ctx = pi::make_pass_context<UModule>({.executor = pool}, std::ref(timing));
+    for (int i = 0; i < runs; ++i) {
+      Rendezvous r;
+      Script script;
+      script.rendezvous = &r;
+      script.waits_for = {{"@f0", "@f1"}};  // f1 runs on the worker while f0 waits: grafted
+      g_script = &script;
+      pi::run(N{}, make_umodule(nullptr, names(4)), ctx);
+      g_script = nullptr;
+      REQUIRE(script.timeouts == 0);
+    }
+  }
+  const auto profile = timing.profile();
+  REQUIRE(profile.size() == static_cast<std::size_t>(runs));
+  std::set<unsigned> threads;
+  for (const auto& run : profile) {
+    CHECK(shape({run}) == expected_unit_shape(4));
+    for (const auto& unit : run.children) {
+      threads.insert(unit.thread);
+      CHECK(unit.start >= run.start);
+      CHECK(unit.start + unit.duration <= run.start + run.duration);
+    }
+  }
+  CHECK(threads.size() == 2);
+}
+
 TEST_CASE("parallel nest: a failing unit's timing entry is closed and marked failed") {
   pi::ThreadPool pool(1);
   Script script;

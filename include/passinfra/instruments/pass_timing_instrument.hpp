@@ -922,6 +922,7 @@ class BasicPassTimingInstrument {
     const auto& buffers = state_->buffers;
     // Per (nest thread, nest run): the nest's entry; none: top level; dropped: {size, size}.
     std::map<std::pair<std::uint64_t, std::uint64_t>, std::optional<EntryRef>> target;
+    std::map<std::size_t, std::vector<std::size_t>> by_start;  // per nest thread's buffer, made when first needed
     constexpr EntryRef dropped{static_cast<std::size_t>(-1), static_cast<std::size_t>(-1)};
     for (std::size_t w = 0; w < buffers.size(); ++w) {
       const detail::TimingEntry* entries = buffers[w]->begin();
@@ -930,7 +931,7 @@ class BasicPassTimingInstrument {
         if (!g.grafted() || running[w][j]) continue;
         const auto key = std::make_pair(g.unit_parent_thread(), g.unit_nest_run());
         auto it = target.find(key);
-        if (it == target.end()) it = target.emplace(key, nest_entry_of(g, running, dropped)).first;
+        if (it == target.end()) it = target.emplace(key, nest_entry_of(g, running, dropped, by_start)).first;
         if (!it->second) continue;  // top level
         out.placed.insert({w, j});
         if (*it->second != dropped) out.under[*it->second].push_back({w, j});
@@ -939,8 +940,15 @@ class BasicPassTimingInstrument {
     return out;
   }
 
+  // One thread's entries nest in time (they open and close as a stack), so
+  // the entries that hold the unit's start are the chain from the last
+  // entry started by then up to its root: found by a binary search over the
+  // buffer's entries in start order (`by_start`, sorted once per buffer) and
+  // a walk up, not by a scan of the buffer per nest run (profile() stays
+  // O(entries log entries) however many nests ran).
   std::optional<EntryRef> nest_entry_of(const detail::TimingEntry& g, const std::vector<std::vector<bool>>& running,
-                                        EntryRef dropped) const {
+                                        EntryRef dropped,
+                                        std::map<std::size_t, std::vector<std::size_t>>& by_start) const {
     const auto& buffers = state_->buffers;
     std::size_t p = buffers.size();
     for (std::size_t k = 0; k < buffers.size(); ++k) {
@@ -949,26 +957,31 @@ class BasicPassTimingInstrument {
     if (p == buffers.size()) return std::nullopt;
     const detail::TimingBuffer& b = *buffers[p];
     const detail::TimingEntry* entries = b.begin();
-    const std::size_t n = b.size();
-    std::vector<std::size_t> depth(n, 0);
-    std::vector<bool> in_run(n, false);  // inside one of the run's units
-    std::optional<std::size_t> best;
-    for (std::size_t i = 0; i < n; ++i) {
-      const detail::TimingEntry& e = entries[i];
-      const bool own_unit = e.unit() && e.unit_nest_run() == g.unit_nest_run();
-      const detail::TimingEntry* parent = e.parent_entry();
-      if (parent != b.sentinel()) {
-        const auto pi = static_cast<std::size_t>(parent - entries);
-        depth[i] = depth[pi] + 1;
-        in_run[i] = in_run[pi] || (parent->unit() && parent->unit_nest_run() == g.unit_nest_run());
-      }
-      if (own_unit || in_run[i]) continue;
-      const bool spans = e.start <= g.start && (running[p][i] || g.end <= e.end);
-      if (spans && (!best || depth[i] >= depth[*best])) best = i;
+    std::vector<std::size_t>& order = by_start[p];
+    if (order.size() != b.size()) {
+      order.resize(b.size());
+      for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+      std::stable_sort(order.begin(), order.end(),
+                       [&](std::size_t x, std::size_t y) { return entries[x].start < entries[y].start; });
     }
-    if (!best) return dropped;
-    if (running[p][*best]) return std::nullopt;
-    return EntryRef{p, *best};
+    const auto last = std::upper_bound(order.begin(), order.end(), g.start,
+                                       [&](std::uint64_t t, std::size_t i) { return t < entries[i].start; });
+    if (last == order.begin()) return dropped;
+    std::vector<std::size_t> chain;  // innermost first
+    for (const detail::TimingEntry* e = &entries[*(last - 1)]; e != b.sentinel(); e = e->parent_entry())
+      chain.push_back(static_cast<std::size_t>(e - entries));
+    // Not the run's own units nor anything inside them: start above the outermost.
+    std::size_t from = 0;
+    for (std::size_t k = 0; k < chain.size(); ++k) {
+      const detail::TimingEntry& e = entries[chain[k]];
+      if (e.unit() && e.unit_nest_run() == g.unit_nest_run()) from = k + 1;
+    }
+    for (std::size_t k = from; k < chain.size(); ++k) {
+      const std::size_t i = chain[k];
+      if (running[p][i]) return std::nullopt;  // the nest's entry still running: top level for now
+      if (g.end <= entries[i].end) return EntryRef{p, i};
+    }
+    return dropped;
   }
 
   // append_trees: the finished runs as trees, the threads' roots in thread order.
