@@ -13,14 +13,17 @@
 #include <mutex>
 #include <random>
 #include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include <passinfra/dynamic.hpp>
+#include <passinfra/instruments/pass_statistics.hpp>
 #include <passinfra/instruments/pass_timing_instrument.hpp>
 #include <passinfra/instruments/print_ir_after.hpp>
 #include <passinfra/instruments/print_ir_before.hpp>
+#include <passinfra/instruments/print_ir_changed.hpp>
 #include <passinfra/parallel/thread_pool.hpp>
 
 #include "support/unit_ir.hpp"
@@ -233,6 +236,61 @@ TEST_CASE("parallel nest: serial when marked serial, with one unit, or with an i
     CHECK(c.lines.front().rfind("INFO function: running units serially: instrument '", 0) == 0);
     CHECK(c.lines.front().find("Unsafe' is not thread-safe.") != std::string::npos);
   }
+}
+
+TEST_CASE("parallel nest: PassStatistics and PrintIRChanged are thread-safe: units run in parallel, same output") {
+  static_assert(pi::ThreadSafeInstrument<pi::PassStatistics>);
+  static_assert(pi::ThreadSafeInstrument<pi::PrintIRChanged>);
+  struct Run {
+    std::string table, changed;
+    std::size_t printed = 0;
+    std::set<std::uint32_t> threads;
+    std::vector<std::string> log;
+  };
+  auto run_once = [](pi::ExecutorRef executor, Script* script) {
+    Run out;
+    std::ostringstream changed;
+    pi::PassStatistics stats;
+    pi::PrintIRChanged print{pi::TextSink(changed)};
+    SafeCounter counter;
+    Captured c;
+    g_script = script;
+    {
+      auto sink = capture(c);
+      auto ctx =
+          pi::make_pass_context<UModule>({.executor = executor}, std::ref(counter), std::ref(stats), std::ref(print));
+      (void)pi::run(N{}, make_umodule(nullptr, names(8)), ctx);
+    }
+    g_script = nullptr;
+    out.table = stats.table();
+    out.changed = changed.str();
+    out.printed = print.printed();
+    out.threads = counter.threads;
+    out.log = c.lines;
+    return out;
+  };
+  pi::ThreadPool pool(1);
+  Rendezvous r;
+  Script script;
+  script.rendezvous = &r;
+  script.waits_for = {{"@f0", "@f1"}};  // f1 runs on the worker while f0 waits
+  const Run parallel = run_once(pool, &script);
+  CHECK(script.timeouts == 0);
+  const Run serial = run_once({}, nullptr);
+
+  CHECK(parallel.threads.size() == 2);  // no "running units serially" fallback
+  for (const auto& line : parallel.log) CHECK(line.find("running units serially") == std::string::npos);
+  CHECK(serial.table ==
+        "Pass statistics:\n      Runs     Skips  Failures  Name\n"
+        "         1         0         0  function\n"
+        "         8         0         0  A\n"
+        "         8         0         0  Work\n"
+        "         8         0         0  B\n");
+  CHECK(parallel.table == serial.table);
+  CHECK(serial.printed == 25);  // every unit pass changes its unit, and the nest its module
+  CHECK(parallel.printed == serial.printed);
+  CHECK(parallel.changed == serial.changed);  // each unit's text held back, delivered in unit order
+  CHECK(serial.changed.find("After Running Pass: Work on @f3\nf3 ") != std::string::npos);
 }
 
 namespace {

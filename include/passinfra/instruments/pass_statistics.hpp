@@ -25,14 +25,27 @@
 //           Runs     Skips  Failures  Name
 //              2         1         0  InferType
 // ("%10zu%10zu%10zu  %s" per row, in first-seen order.) The counts survive
-// exit_pass_ctx; reset() clears them. One thread at a time.
+// exit_pass_ctx; reset() clears them.
+//
+// Thread-safe (SPEC §11.8): a parallel nest's units call its hooks on
+// several threads at once. Each hook takes the instrument's lock for its
+// count; a should_run is paired with the run_before_pass that follows it on
+// the same thread. The counts are sums, so they are the serial run's; the
+// rows are in the order any thread first saw a name, which is the serial
+// order whenever the units ask the same passes in the same order (a unit
+// pipeline's passes: each thread sees them in pipeline order). Copies copy
+// the counts; reading (counts, rows, table) while passes run on another
+// thread is safe too.
 #pragma once
 
 #include <cstddef>
 #include <cstdio>
 #include <exception>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -51,60 +64,85 @@ struct PassCounts {
 
 class PassStatistics {
  public:
+  PassStatistics() : state_(std::make_unique<State>()) {}
+  PassStatistics(const PassStatistics& other) : state_(std::make_unique<State>()) {
+    const std::lock_guard lock(other.state_->mutex);
+    state_->rows = other.state_->rows;
+    state_->index = other.state_->index;
+  }
+  PassStatistics& operator=(const PassStatistics& other) {
+    if (this != &other) {
+      PassStatistics copy(other);
+      state_.swap(copy.state_);
+    }
+    return *this;
+  }
+  PassStatistics(PassStatistics&& other)
+      : PassStatistics(std::as_const(other)) {}  // NOLINT: a copy (counts stay readable in `other`)
+  PassStatistics& operator=(PassStatistics&& other) { return *this = std::as_const(other); }  // NOLINT: as the copy
+  ~PassStatistics() = default;
+
   std::string_view name() const noexcept { return "PassStatistics"; }
+  static constexpr bool thread_safe = true;  // SPEC §11.8
 
   // should_run: counts the question; always says run.
   template <class IR>
   bool should_run(const IR&, const PassInfo& info) {
+    const std::lock_guard lock(state_->mutex);
     const std::size_t i = row(info.name);
-    ++rows_[i].asked;
-    asked_ = i;
+    ++state_->rows[i].asked;
+    asked() = i;
     return true;
   }
 
   // run_before_pass: the pass runs.
   template <class IR>
   void run_before_pass(const IR&, const PassInfo& info) {
+    const std::lock_guard lock(state_->mutex);
     const std::size_t i = row(info.name);
-    ++rows_[i].counts.runs;
-    if (asked_ == i) ++rows_[i].asked_and_ran;
-    asked_ = none;
+    ++state_->rows[i].counts.runs;
+    std::size_t& last = asked();
+    if (last == i) ++state_->rows[i].asked_and_ran;
+    last = none;
   }
 
   // run_after_pass_failed: the pass ended with an exception.
   void run_after_pass_failed(const PassInfo& info, const std::exception_ptr&) {
-    ++rows_[row(info.name)].counts.failures;
+    const std::lock_guard lock(state_->mutex);
+    ++state_->rows[row(info.name)].counts.failures;
   }
 
   PassCounts counts(std::string_view name) const {
-    auto it = index_.find(name);
-    return it == index_.end() ? PassCounts{} : counts_of(rows_[it->second]);
+    const std::lock_guard lock(state_->mutex);
+    auto it = state_->index.find(name);
+    return it == state_->index.end() ? PassCounts{} : counts_of(state_->rows[it->second]);
   }
 
   std::vector<std::pair<std::string, PassCounts>> rows() const {
+    const std::lock_guard lock(state_->mutex);
     std::vector<std::pair<std::string, PassCounts>> out;
-    out.reserve(rows_.size());
-    for (const auto& r : rows_) out.emplace_back(r.name, counts_of(r));
+    out.reserve(state_->rows.size());
+    for (const auto& r : state_->rows) out.emplace_back(r.name, counts_of(r));
     return out;
   }
 
   std::string table() const {
     std::string out = "Pass statistics:\n      Runs     Skips  Failures  Name\n";
-    for (const auto& r : rows_) {
-      const PassCounts c = counts_of(r);
+    for (const auto& [name, c] : rows()) {
       char buffer[96];
       const int n = std::snprintf(buffer, sizeof buffer, "%10zu%10zu%10zu  ", c.runs, c.skips, c.failures);
       out.append(buffer, n > 0 ? static_cast<std::size_t>(n) : 0);
-      out += r.name;
+      out += name;
       out += '\n';
     }
     return out;
   }
 
   void reset() {
-    rows_.clear();
-    index_.clear();
-    asked_ = none;
+    const std::lock_guard lock(state_->mutex);
+    state_->rows.clear();
+    state_->index.clear();
+    state_->asked.clear();
   }
 
  private:
@@ -122,22 +160,37 @@ class PassStatistics {
     std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
   };
 
+  struct State {
+    std::mutex mutex;  // guards everything below
+    std::vector<Row> rows;
+    std::unordered_map<std::string, std::size_t, Hash, std::equal_to<>> index;
+    std::vector<std::pair<std::thread::id, std::size_t>> asked;  // per thread: the row its last should_run asked
+  };
+
   static PassCounts counts_of(const Row& r) noexcept {
     PassCounts c = r.counts;
     c.skips = r.asked - r.asked_and_ran;
     return c;
   }
 
-  std::size_t row(std::string_view name) {
-    if (auto it = index_.find(name); it != index_.end()) return it->second;
-    rows_.push_back(Row{std::string(name), PassCounts{}, 0, 0});
-    index_.emplace(rows_.back().name, rows_.size() - 1);
-    return rows_.size() - 1;
+  // The calling thread's last asked row (under the lock).
+  std::size_t& asked() {
+    const std::thread::id self = std::this_thread::get_id();
+    for (auto& [thread, row] : state_->asked) {
+      if (thread == self) return row;
+    }
+    return state_->asked.emplace_back(self, none).second;
   }
 
-  std::vector<Row> rows_;
-  std::unordered_map<std::string, std::size_t, Hash, std::equal_to<>> index_;
-  std::size_t asked_ = none;
+  // The row of `name`, made at its first sight (under the lock).
+  std::size_t row(std::string_view name) {
+    if (auto it = state_->index.find(name); it != state_->index.end()) return it->second;
+    state_->rows.push_back(Row{std::string(name), PassCounts{}, 0, 0});
+    state_->index.emplace(state_->rows.back().name, state_->rows.size() - 1);
+    return state_->rows.size() - 1;
+  }
+
+  std::unique_ptr<State> state_;
 };
 
 }  // namespace passinfra

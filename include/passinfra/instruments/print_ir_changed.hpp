@@ -15,14 +15,24 @@
 // printed twice per filtered pass: this is a debugging instrument. The
 // unified diff is passinfra's own (LCS on lines, see detail/line_diff.hpp),
 // with the headers "--- before <name>" and "+++ after <name>". The IR must
-// be printable. One thread at a time.
+// be printable.
+//
+// Thread-safe (SPEC §11.8): each thread has its own stack of saved texts
+// (a parallel nest's units run their passes on several threads at once; the
+// nest delivers each unit's output in unit order), kept under a lock that a
+// hook holds only to push or pop; printing and comparing run outside it.
+// exit_pass_ctx drops the calling thread's stack. Copies copy the options,
+// the filter, the sink and printed(), not the saved texts.
 #pragma once
 
 #include <cstddef>
 #include <exception>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -41,24 +51,47 @@ struct PrintIRChangedOptions {
 class PrintIRChanged {
  public:
   explicit PrintIRChanged(PassFilter filter = {}, TextSink out = {}, PrintIRChangedOptions options = {})
-      : filter_(std::move(filter)), out_(out), options_(options) {}
-  explicit PrintIRChanged(TextSink out, PrintIRChangedOptions options = {}) : out_(out), options_(options) {}
+      : filter_(std::move(filter)), out_(out), options_(options), saved_(std::make_unique<Saved>()) {}
+  explicit PrintIRChanged(TextSink out, PrintIRChangedOptions options = {})
+      : out_(out), options_(options), saved_(std::make_unique<Saved>()) {}
+  PrintIRChanged(const PrintIRChanged& other)
+      : filter_(other.filter_),
+        out_(other.out_),
+        options_(other.options_),
+        saved_(std::make_unique<Saved>()),
+        printed_(other.printed_) {}
+  PrintIRChanged& operator=(const PrintIRChanged& other) {
+    if (this != &other) {
+      filter_ = other.filter_;
+      out_ = other.out_;
+      options_ = other.options_;
+      saved_ = std::make_unique<Saved>();
+      printed_ = other.printed_;
+    }
+    return *this;
+  }
+  PrintIRChanged(PrintIRChanged&& other)
+      : PrintIRChanged(std::as_const(other)) {}  // NOLINT: a copy, other stays usable
+  PrintIRChanged& operator=(PrintIRChanged&& other) { return *this = std::as_const(other); }  // NOLINT: as the copy
+  ~PrintIRChanged() = default;
 
   std::string_view name() const noexcept { return "PrintIRChanged"; }
+  static constexpr bool thread_safe = true;  // SPEC §11.8
 
-  void exit_pass_ctx() noexcept { saved_.clear(); }
+  void exit_pass_ctx() noexcept {
+    const std::lock_guard lock(saved_->mutex);
+    if (Stack* stack = saved_->find()) stack->clear();
+  }
 
   // run_before_pass: saves the printed input (nothing for a filtered-out pass).
   template <class IR>
   void run_before_pass(const IR& ir, const PassInfo& info) {
     check<IR>();
     if constexpr (PrintableIR<IR>) {
-      if (filter_.matches(info.name)) {
-        std::string text = ir_traits<IR>::print(ir);
-        saved_.emplace_back(std::move(text));
-      } else {
-        saved_.emplace_back(std::nullopt);
-      }
+      std::optional<std::string> text;
+      if (filter_.matches(info.name)) text = ir_traits<IR>::print(ir);
+      const std::lock_guard lock(saved_->mutex);
+      saved_->mine().push_back(std::move(text));
     }
   }
 
@@ -67,9 +100,14 @@ class PrintIRChanged {
   void run_after_pass(const IR& ir, const PassInfo& info) {
     check<IR>();
     if constexpr (PrintableIR<IR>) {
-      if (saved_.empty()) return;  // its input was dropped (exit_pass_ctx while it ran)
-      std::optional<std::string> before = std::move(saved_.back());
-      saved_.pop_back();
+      std::optional<std::string> before;
+      {
+        const std::lock_guard lock(saved_->mutex);
+        Stack* stack = saved_->find();
+        if (stack == nullptr || stack->empty()) return;  // its input was dropped (exit_pass_ctx while it ran)
+        before = std::move(stack->back());
+        stack->pop_back();
+      }
       if (!before) return;
       std::string after = ir_traits<IR>::print(ir);
       if (after == *before) return;
@@ -95,10 +133,11 @@ class PrintIRChanged {
 
   // run_after_pass_failed: the pass produced no output; drop its input.
   void run_after_pass_failed(const PassInfo&, const std::exception_ptr&) noexcept {
-    if (!saved_.empty()) saved_.pop_back();
+    const std::lock_guard lock(saved_->mutex);
+    if (Stack* stack = saved_->find(); stack != nullptr && !stack->empty()) stack->pop_back();
   }
 
-  std::size_t printed() const noexcept { return printed_; }
+  std::size_t printed() const noexcept { return printed_.get(); }
   const PrintIRChangedOptions& options() const noexcept { return options_; }
 
  private:
@@ -110,11 +149,29 @@ class PrintIRChanged {
                   "passinfra/core/ir_traits.hpp)");
   }
 
+  using Stack = std::vector<std::optional<std::string>>;
+  // The saved texts, one stack per thread that ran a pass under this instrument.
+  struct Saved {
+    std::mutex mutex;  // guards `stacks` (the list and each stack)
+    std::vector<std::pair<std::thread::id, Stack>> stacks;
+    Stack* find() noexcept {
+      const std::thread::id self = std::this_thread::get_id();
+      for (auto& [thread, stack] : stacks) {
+        if (thread == self) return &stack;
+      }
+      return nullptr;
+    }
+    Stack& mine() {
+      if (Stack* stack = find()) return *stack;
+      return stacks.emplace_back(std::this_thread::get_id(), Stack{}).second;
+    }
+  };
+
   PassFilter filter_;
   TextSink out_;
   PrintIRChangedOptions options_;
-  std::vector<std::optional<std::string>> saved_;
-  std::size_t printed_ = 0;
+  std::unique_ptr<Saved> saved_;
+  detail::SharedCount printed_;
 };
 
 }  // namespace passinfra
