@@ -8,9 +8,13 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <filesystem>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <set>
 #include <sstream>
@@ -19,6 +23,7 @@
 #include <vector>
 
 #include <passinfra/dynamic.hpp>
+#include <passinfra/instruments/crash_reproducer.hpp>
 #include <passinfra/instruments/pass_statistics.hpp>
 #include <passinfra/instruments/pass_timing_instrument.hpp>
 #include <passinfra/instruments/print_ir_after.hpp>
@@ -291,6 +296,100 @@ TEST_CASE("parallel nest: PassStatistics and PrintIRChanged are thread-safe: uni
   CHECK(parallel.printed == serial.printed);
   CHECK(parallel.changed == serial.changed);  // each unit's text held back, delivered in unit order
   CHECK(serial.changed.find("After Running Pass: Work on @f3\nf3 ") != std::string::npos);
+}
+
+namespace {
+// Listed after a CrashReproducer: once the reproducer has seen a unit's
+// failure, tells the rendezvous "failed:<unit>".
+struct FailSignal {
+  static constexpr bool thread_safe = true;
+  Rendezvous* rendezvous = nullptr;
+  void run_after_pass_failed(const pi::PassInfo& info, const std::exception_ptr&) {
+    const pi::PipelineInfo* p = pi::current_pipeline();
+    if (rendezvous != nullptr && p != nullptr && info.name == "Work")
+      rendezvous->finish("failed:" + std::string(p->unit_name));
+  }
+};
+}  // namespace
+
+TEST_CASE("parallel nest: CrashReproducer is thread-safe; the report left is the lowest failing unit's, as serial") {
+  static_assert(pi::ThreadSafeInstrument<pi::CrashReproducer>);
+  const auto dir = std::filesystem::temp_directory_path();
+  struct Outcome {
+    std::optional<pi::CrashReport> report;
+    std::string file;
+    std::size_t reports = 0;
+    int thrown_id = -1;
+    std::set<std::uint32_t> threads;
+  };
+  auto run_once = [&](pi::ExecutorRef executor, Script& script, const std::string& file_name,
+                      Rendezvous* after_report = nullptr) {
+    const auto path = dir / file_name;
+    std::filesystem::remove(path);
+    Outcome out;
+    pi::CrashReproducer reproducer(path, {.pipeline = "function(A,Work,B)"});
+    SafeCounter counter;
+    Captured c;  // the reproducer's WARNING lines and the nest's DEBUG ones
+    g_script = &script;
+    {
+      auto sink = capture(c);
+      auto ctx = pi::make_pass_context<UModule>({.executor = executor}, std::ref(counter), std::ref(reproducer),
+                                                FailSignal{after_report});
+      try {
+        (void)pi::run(N{}, make_umodule(nullptr, names(8)), ctx);
+      } catch (const TestError& e) {
+        out.thrown_id = e.id;
+      }
+    }
+    g_script = nullptr;
+    out.report = reproducer.last_report();
+    out.reports = reproducer.reports();
+    out.threads = counter.threads;
+    std::ifstream in(path, std::ios::binary);
+    out.file.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    std::filesystem::remove(path);
+    return out;
+  };
+
+  Script serial_script;
+  serial_script.throws = {"@f2", "@f5"};
+  const Outcome serial = run_once({}, serial_script, "passinfra_nest_crash_serial.txt");
+  REQUIRE(serial.report.has_value());
+  CHECK(serial.thrown_id == 2);
+  CHECK(serial.reports == 1);
+  CHECK(serial.report->pass == "Work");
+  CHECK(serial.report->unit == "@f2");
+  CHECK(serial.report->ir == "f2 1");  // Work's input: after A
+  CHECK(serial.file == pi::format_crash_report(*serial.report));
+
+  pi::ThreadPool pool(1);
+  SUBCASE("the higher unit fails first: the lower one's report replaces it") {
+    Rendezvous r;
+    Script script;
+    script.rendezvous = &r;
+    script.throws = {"@f2", "@f5"};
+    script.waits_for = {{"@f2", "failed:@f5"}};  // @f2 fails only after the reproducer saw @f5 fail
+    const Outcome parallel = run_once(pool, script, "passinfra_nest_crash_parallel_a.txt", &r);
+    CHECK(script.timeouts == 0);
+    CHECK(parallel.threads.size() == 2);
+    CHECK(parallel.thrown_id == 2);
+    CHECK(parallel.reports == 2);  // @f5's was written first, then replaced
+    CHECK(parallel.report == serial.report);
+    CHECK(parallel.file == serial.file);
+  }
+  SUBCASE("the lower unit fails first: the higher one's is not written") {
+    Rendezvous r;
+    Script script;
+    script.rendezvous = &r;
+    script.throws = {"@f2", "@f5"};
+    script.waits_for = {{"@f5", "failed:@f2"}};  // @f5 fails only after the reproducer saw @f2 fail
+    const Outcome parallel = run_once(pool, script, "passinfra_nest_crash_parallel_b.txt", &r);
+    CHECK(script.timeouts == 0);
+    CHECK(parallel.thrown_id == 2);
+    CHECK(parallel.report == serial.report);
+    CHECK(parallel.file == serial.file);
+    CHECK(parallel.reports <= 1);  // @f5 may not even start once @f2's failure is seen
+  }
 }
 
 namespace {

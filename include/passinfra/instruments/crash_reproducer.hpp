@@ -39,21 +39,33 @@
 // by the unit type's printer (or, when the unit type cannot print itself,
 // the nest's own input, the parent); the `unit:` line names it, for nests
 // within nests the outermost unit first, joined by " > " (from
-// current_pipeline() when the pass started). A parallel nest runs serially
-// under this instrument (it is not declared thread-safe, SPEC §11.8).
+// current_pipeline() when the pass started).
+//
+// Thread-safe (SPEC §11.8, §11.10): each thread keeps its own stack of
+// inputs (a unit that cannot print itself on a worker takes the nest
+// thread's input, the parent); the reports, last_report() and the
+// exceptions already reported are shared, under a lock. In a parallel nest
+// several units may fail; the report that stays is the serial run's, the
+// lowest failing unit's: a failure in a unit after one already reported in
+// the same outermost nest run is not written (and not counted), one before
+// it replaces it. The exception the nest then propagates is the lowest
+// unit's, already reported, so the enclosing passes write nothing more.
 //
 // The report is written while the exception propagates; a failure to write
 // it is logged (WARNING) and the pass's exception continues unchanged. A
 // report written to a file is also announced in the log (WARNING). Printing
 // the IR before every pass costs what printing costs: this is a debugging
-// instrument. One thread at a time.
+// instrument.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -170,30 +182,44 @@ inline CrashReport parse_crash_report(std::string_view text, std::string_view pr
 class CrashReproducer {
  public:
   explicit CrashReproducer(std::filesystem::path file, CrashReproducerOptions options = {})
-      : file_(std::move(file)), options_(std::move(options)) {
+      : file_(std::move(file)), options_(std::move(options)), state_(std::make_shared<State>()) {
     check_options();
   }
   explicit CrashReproducer(std::ostream& out, CrashReproducerOptions options = {})
-      : stream_(&out), options_(std::move(options)) {
+      : stream_(&out), options_(std::move(options)), state_(std::make_shared<State>()) {
     check_options();
   }
 
   std::string_view name() const noexcept { return "CrashReproducer"; }
+  static constexpr bool thread_safe = true;  // SPEC §11.8
 
+  // exit_pass_ctx: drops the calling thread's inputs and what was reported.
   void exit_pass_ctx() noexcept {
-    inputs_.clear();
-    reported_ = nullptr;
+    const std::lock_guard lock(state_->mutex);
+    if (Stack* stack = state_->find(thread_ordinal())) stack->clear();
+    state_->reported.clear();
   }
 
   // run_before_pass: keeps the printed input (and the unit, in a nest).
   template <class IR>
   void run_before_pass(const IR& ir, const PassInfo&) {
     if constexpr (PrintableIR<IR>) {
-      inputs_.push_back(Input{std::make_shared<const std::string>(ir_traits<IR>::print(ir)), unit_path()});
+      Input input{std::make_shared<const std::string>(ir_traits<IR>::print(ir)), unit_path(), unit_key()};
+      const std::lock_guard lock(state_->mutex);
+      state_->mine().push_back(std::move(input));
     } else if constexpr (HasParentType<IR>) {
-      // A unit that cannot print itself: the nest's input (the enclosing entry) stands for it, shared.
-      inputs_.push_back(
-          Input{inputs_.empty() ? std::make_shared<const std::string>() : inputs_.back().text, unit_path()});
+      // A unit that cannot print itself: the nest's input stands for it, shared: the
+      // enclosing entry on this thread, or on a worker the top of the nest thread's stack.
+      Input input{nullptr, unit_path(), unit_key()};
+      const std::lock_guard lock(state_->mutex);
+      Stack& mine = state_->mine();
+      const Stack* from = &mine;
+      if (mine.empty()) {
+        if (const PipelineInfo* p = current_pipeline(); p != nullptr && p->parent_thread != p->thread)
+          from = state_->find(p->parent_thread);
+      }
+      input.text = from == nullptr || from->empty() ? std::make_shared<const std::string>() : from->back().text;
+      mine.push_back(std::move(input));
     } else {
       static_assert(PrintableIR<IR>,
                     "passinfra::CrashReproducer writes the IR, but the IR cannot print itself: specialize "
@@ -205,25 +231,44 @@ class CrashReproducer {
   // run_after_pass: the pass succeeded; drops its input.
   template <class IR>
   void run_after_pass(const IR&, const PassInfo&) noexcept {
-    if (!inputs_.empty()) inputs_.pop_back();
+    const std::lock_guard lock(state_->mutex);
+    if (Stack* stack = state_->find(thread_ordinal()); stack != nullptr && !stack->empty()) stack->pop_back();
   }
 
-  // run_after_pass_failed: the first call for an exception writes the report.
+  // run_after_pass_failed: the first call for an exception writes the report
+  // (unless a lower unit of the same nest run has already failed).
   void run_after_pass_failed(const PassInfo& info, const std::exception_ptr& error) {
-    if (inputs_.empty()) return;  // dropped by exit_pass_ctx while the pass ran
-    Input input = std::move(inputs_.back());
-    inputs_.pop_back();
-    if (error == reported_) return;
-    reported_ = error;
+    const std::lock_guard lock(state_->mutex);
+    Stack* stack = state_->find(thread_ordinal());
+    if (stack == nullptr || stack->empty()) return;  // dropped by exit_pass_ctx while the pass ran
+    Input input = std::move(stack->back());
+    stack->pop_back();
+    auto& reported = state_->reported;
+    if (std::find(reported.begin(), reported.end(), error) != reported.end()) return;
+    const std::optional<UnitKey>& last = state_->last_key;
+    const bool same_run = last && input.key && last->run == input.key->run;
+    if (same_run && last->indices < input.key->indices) {
+      reported.push_back(error);  // a later unit than the one reported: the serial run never got here
+      return;
+    }
+    if (!same_run) reported.clear();  // a new failure: what was reported before is over
+    reported.push_back(error);
     CrashReport report{std::string(info.name), detail::describe(error), options_.pipeline, *input.text,
                        std::move(input.unit)};
     write(report);
-    last_ = std::move(report);
-    ++reports_;
+    state_->last = std::move(report);
+    state_->last_key = std::move(input.key);
+    ++state_->reports;
   }
 
-  const std::optional<CrashReport>& last_report() const noexcept { return last_; }
-  std::size_t reports() const noexcept { return reports_; }
+  std::optional<CrashReport> last_report() const {
+    const std::lock_guard lock(state_->mutex);
+    return state_->last;
+  }
+  std::size_t reports() const {
+    const std::lock_guard lock(state_->mutex);
+    return state_->reports;
+  }
   const CrashReproducerOptions& options() const noexcept { return options_; }
 
  private:
@@ -263,18 +308,55 @@ class CrashReproducer {
     return path;
   }
 
+  // Where a pass ran: the outermost nest run and the unit indices from it
+  // inwards (a failure's place in the serial order within that run).
+  struct UnitKey {
+    std::uint64_t run = 0;
+    std::vector<std::size_t> indices;
+  };
+  static std::optional<UnitKey> unit_key() {
+    const PipelineInfo* p = current_pipeline();
+    if (p == nullptr) return std::nullopt;
+    UnitKey key;
+    for (; p != nullptr; p = p->parent) {
+      key.indices.insert(key.indices.begin(), p->unit_index);
+      key.run = p->nest_run;
+    }
+    return key;
+  }
+
   struct Input {
     std::shared_ptr<const std::string> text;  // the pass's input, printed (shared by a unit that cannot print)
     std::string unit;                         // unit_path() when it started
+    std::optional<UnitKey> key;               // unit_key() when it started
+  };
+  using Stack = std::vector<Input>;
+
+  // Shared by copies (as the stream or file they write to).
+  struct State {
+    std::mutex mutex;                                     // guards everything below
+    std::vector<std::pair<std::uint32_t, Stack>> stacks;  // per thread_ordinal()
+    std::vector<std::exception_ptr> reported;             // the exceptions of the current failure, reported
+    std::optional<CrashReport> last;
+    std::optional<UnitKey> last_key;  // where `last` failed (none: outside nests)
+    std::size_t reports = 0;
+    Stack* find(std::uint32_t thread) noexcept {
+      for (auto& [t, stack] : stacks) {
+        if (t == thread) return &stack;
+      }
+      return nullptr;
+    }
+    Stack& mine() {
+      const std::uint32_t self = thread_ordinal();
+      if (Stack* stack = find(self)) return *stack;
+      return stacks.emplace_back(self, Stack{}).second;
+    }
   };
 
   std::filesystem::path file_;
   std::ostream* stream_ = nullptr;
   CrashReproducerOptions options_;
-  std::vector<Input> inputs_;
-  std::exception_ptr reported_;
-  std::optional<CrashReport> last_;
-  std::size_t reports_ = 0;
+  std::shared_ptr<State> state_;
 };
 
 }  // namespace passinfra
