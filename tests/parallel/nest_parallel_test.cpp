@@ -29,6 +29,7 @@
 #include <passinfra/instruments/print_ir_after.hpp>
 #include <passinfra/instruments/print_ir_before.hpp>
 #include <passinfra/instruments/print_ir_changed.hpp>
+#include <passinfra/instruments/verifier_instrument.hpp>
 #include <passinfra/parallel/thread_pool.hpp>
 
 #include "support/unit_ir.hpp"
@@ -389,6 +390,54 @@ TEST_CASE("parallel nest: CrashReproducer is thread-safe; the report left is the
     CHECK(parallel.report == serial.report);
     CHECK(parallel.file == serial.file);
     CHECK(parallel.reports <= 1);  // @f5 may not even start once @f2's failure is seen
+  }
+}
+
+TEST_CASE("parallel nest: VerifierInstrument is thread-safe when its options say so; by default units run serially") {
+  std::atomic<int> unit_checks{0};
+  auto verify = [&](const auto& ir) {
+    if constexpr (std::is_same_v<std::decay_t<decltype(ir)>, UFunc>) ++unit_checks;
+    return true;
+  };
+  using V = pi::VerifierInstrument<decltype(verify)>;
+  pi::ThreadPool pool(1);
+  {
+    Rendezvous r;
+    Script script;
+    script.rendezvous = &r;
+    script.waits_for = {{"@f0", "@f1"}};
+    g_script = &script;
+    SafeCounter counter;
+    V verifier(verify, {}, {.thread_safe = true});
+    Captured c;
+    {
+      auto sink = capture(c);
+      auto ctx = pi::make_pass_context<UModule>({.executor = pool}, std::ref(counter), std::ref(verifier));
+      (void)pi::run(N{}, make_umodule(nullptr, names(8)), ctx);
+    }
+    g_script = nullptr;
+    CHECK(script.timeouts == 0);
+    CHECK(counter.threads.size() == 2);
+    CHECK(unit_checks == 24);          // every unit pass's output
+    CHECK(verifier.verified() == 26);  // and the nest's input and output
+    for (const auto& line : c.lines) CHECK(line.find("running units serially") == std::string::npos);
+  }
+  {
+    unit_checks = 0;
+    SafeCounter counter;
+    V verifier(verify);  // thread_safe = false: fn is the user's
+    Captured c;
+    {
+      auto sink = capture(c);
+      auto ctx = pi::make_pass_context<UModule>({.executor = pool}, std::ref(counter), std::ref(verifier));
+      (void)pi::run(N{}, make_umodule(nullptr, names(8)), ctx);
+    }
+    CHECK(counter.threads == std::set<std::uint32_t>{pi::thread_ordinal()});
+    CHECK(unit_checks == 24);
+    CHECK(verifier.verified() == 26);
+    REQUIRE_FALSE(c.lines.empty());
+    CHECK(c.lines.front() ==
+          "INFO function: running units serially: instrument 'VerifierInstrument' is not thread-safe.");
   }
 }
 

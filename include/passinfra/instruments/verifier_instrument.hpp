@@ -1,6 +1,6 @@
 // passinfra/instruments/verifier_instrument.hpp — check the IR after every pass.
 //
-// VerifierOptions{verify_input = true}
+// VerifierOptions{verify_input = true, thread_safe = false}
 // VerificationError                       passinfra::Error; e.pass_name(), e.detail(), e.on_input()
 // VerifierInstrument(fn, filter = {}, options = {})   fn(const IR&) -> bool (true: valid), or
 //                                         -> std::optional<std::string> (a message: invalid)
@@ -18,8 +18,14 @@
 // The error is thrown from a hook, so (SPEC §3) the after hooks of the
 // instruments listed after this one do not run for that pass, and the error
 // propagates out of run(); list the verifier last. Instruments with
-// run_after_pass_failed learn of it for the enclosing passes. One thread at
-// a time.
+// run_after_pass_failed learn of it for the enclosing passes.
+//
+// Threads (SPEC §11.8): fn is the user's, so the instrument is thread-safe
+// only when the options say so (thread_safe = true: fn may run on several
+// units at once); otherwise a nest under it runs serially. Inside a nest's
+// unit pipeline no pass is outermost (the nest runs around it), so the
+// input check and the nesting count concern passes outside units only, and
+// the units' checks touch nothing shared but verified() (atomic).
 #pragma once
 
 #include <concepts>
@@ -34,6 +40,7 @@
 
 #include "passinfra/core/error.hpp"
 #include "passinfra/core/pass_info.hpp"
+#include "passinfra/core/pipeline_info.hpp"
 #include "passinfra/core/units.hpp"
 #include "passinfra/detail/type_name.hpp"
 #include "passinfra/instruments/output.hpp"
@@ -42,6 +49,7 @@ namespace passinfra {
 
 struct VerifierOptions {
   bool verify_input = true;
+  bool thread_safe = false;  // fn may be called from several threads at once (a parallel nest's units)
 };
 
 class VerificationError : public Error {
@@ -76,12 +84,15 @@ class VerifierInstrument {
       : verify_(std::move(verify)), filter_(std::move(filter)), options_(options) {}
 
   std::string_view name() const noexcept { return "VerifierInstrument"; }
+  // SPEC §11.8: asked when a nest starts.
+  bool thread_safe() const noexcept { return options_.thread_safe; }
 
   void exit_pass_ctx() noexcept { depth_ = 0; }
 
   // run_before_pass: counts the nesting; checks the input of an outermost pass.
   template <class IR>
   void run_before_pass(const IR& ir, const PassInfo& info) {
+    if (current_pipeline() != nullptr) return;  // inside a unit: not outermost
     if (options_.verify_input && depth_ == 0 && filter_.matches(info.name)) check(ir, info, true);
     ++depth_;
   }
@@ -89,15 +100,15 @@ class VerifierInstrument {
   // run_after_pass: checks the output.
   template <class IR>
   void run_after_pass(const IR& ir, const PassInfo& info) {
-    if (depth_ > 0) --depth_;
+    if (depth_ > 0 && current_pipeline() == nullptr) --depth_;
     if (filter_.matches(info.name)) check(ir, info, false);
   }
 
   void run_after_pass_failed(const PassInfo&, const std::exception_ptr&) noexcept {
-    if (depth_ > 0) --depth_;
+    if (depth_ > 0 && current_pipeline() == nullptr) --depth_;
   }
 
-  std::size_t verified() const noexcept { return verified_; }
+  std::size_t verified() const noexcept { return verified_.get(); }
 
  private:
   template <class IR>
@@ -128,8 +139,8 @@ class VerifierInstrument {
   F verify_;
   PassFilter filter_;
   VerifierOptions options_;
-  std::size_t depth_ = 0;
-  std::size_t verified_ = 0;
+  std::size_t depth_ = 0;  // passes running outside units
+  detail::SharedCount verified_;
 };
 
 }  // namespace passinfra
