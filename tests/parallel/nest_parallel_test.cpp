@@ -24,6 +24,7 @@
 
 #include <passinfra/dynamic.hpp>
 #include <passinfra/instruments/crash_reproducer.hpp>
+#include <passinfra/instruments/pass_bisect.hpp>
 #include <passinfra/instruments/pass_statistics.hpp>
 #include <passinfra/instruments/pass_timing_instrument.hpp>
 #include <passinfra/instruments/print_ir_after.hpp>
@@ -438,6 +439,37 @@ TEST_CASE("parallel nest: VerifierInstrument is thread-safe when its options say
     REQUIRE_FALSE(c.lines.empty());
     CHECK(c.lines.front() ==
           "INFO function: running units serially: instrument 'VerifierInstrument' is not thread-safe.");
+  }
+}
+
+TEST_CASE("parallel nest: PassBisect forces serial; its numbers are the serial ones, lines name the unit") {
+  static_assert(!pi::ThreadSafeInstrument<pi::PassBisect>);
+  pi::ThreadPool pool(1);
+  for (const bool with_executor : {false, true}) {
+    CAPTURE(with_executor);
+    std::ostringstream out;
+    pi::PassBisect bisect(4, pi::TextSink(out));
+    SafeCounter counter;
+    Captured c;
+    {
+      auto sink = capture(c);
+      auto ctx = pi::make_pass_context<UModule>({.executor = with_executor ? pi::ExecutorRef(pool) : pi::ExecutorRef()},
+                                                std::ref(counter), std::ref(bisect));
+      (void)pi::run(N{}, make_umodule(nullptr, names(2)), ctx);
+    }
+    CHECK(out.str() ==
+          "BISECT: running pass (1) function\n"
+          "BISECT: running pass (2) A on @f0\n"
+          "BISECT: running pass (3) Work on @f0\n"
+          "BISECT: running pass (4) B on @f0\n"
+          "BISECT: NOT running pass (5) A on @f1\n"
+          "BISECT: NOT running pass (6) Work on @f1\n"
+          "BISECT: NOT running pass (7) B on @f1\n");
+    CHECK(counter.threads == std::set<std::uint32_t>{pi::thread_ordinal()});
+    if (with_executor) {
+      REQUIRE_FALSE(c.lines.empty());
+      CHECK(c.lines.front() == "INFO function: running units serially: instrument 'PassBisect' is not thread-safe.");
+    }
   }
 }
 

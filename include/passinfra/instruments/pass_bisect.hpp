@@ -9,7 +9,10 @@
 // they are asked, and says "run" for numbers up to `limit`, writing
 //     BISECT: running pass (k) <name>
 //     BISECT: NOT running pass (k) <name>
-// to `out` (a TextSink: the log at INFO by default, or a stream). Passes
+// to `out` (a TextSink: the log at INFO by default, or a stream); inside a
+// nest's unit pipeline the line ends with " on <unit name>" (SPEC §11.8).
+// A nest under it runs serially (it is not thread-safe), so the numbers are
+// the serial ones: the nest, then unit 0's passes, then unit 1's. Passes
 // are numbered as they are asked, so a skipped Sequential's children are
 // never asked and get no number; a Sequential is itself a pass (and usually
 // number 1). Names in the context's required_pass are never asked (SPEC §3),
@@ -49,6 +52,7 @@ class PassBisect {
     line += std::to_string(k);
     line += ") ";
     line += info.name;
+    detail::append_unit(line);
     out_.write(line);
     return run;
   }
