@@ -47,8 +47,8 @@ namespace {
 enum class Mode { serial, parallel };
 enum class Layer { static_layer, dynamic_layer };
 
-const char* to_string(Mode m) { return m == Mode::serial ? "serial" : "parallel"; }
-const char* to_string(Layer l) { return l == Layer::static_layer ? "static" : "dynamic"; }
+std::string to_string(Mode m) { return m == Mode::serial ? "serial" : "parallel"; }
+std::string to_string(Layer l) { return l == Layer::static_layer ? "static" : "dynamic"; }
 
 // Every log line (a nest falling back to serial says so at INFO, SPEC §11.4).
 struct LogCapture {
@@ -323,4 +323,213 @@ TEST_CASE("acceptance MLIR PassManagerTest.PassReRegistration: a unit-level name
   auto ctx = pi::make_pass_context<UModule>({});
   CHECK(pitest::describe(pi::run(pi::parse_pipeline<UModule>("function(AddAttr)", r.modules), input, ctx)) ==
         "f:1:AddAttr@v0,;");
+}
+
+// ------------------------------------------------------------ tinyir: the .mlir tests
+
+namespace {
+
+using tinyir::Function;
+using tinyir::Module;
+
+// MLIR's test input: @foo has work for CSE, @bar has none.
+constexpr const char* kFooBar = R"(
+def @foo(%y: Tensor[(2), float32]) -> Tensor[(2), float32] {
+  multiply(add(%y, %y), add(%y, %y))
+}
+def @bar(%x: Tensor[(2), float32]) -> Tensor[(2), float32] {
+  add(%x, %x)
+}
+)";
+
+struct TinyRegistries {
+  pi::PassRegistry<Module> modules;
+  pi::PassRegistry<Function> functions;
+  TinyRegistries() { tinyir::register_passes(modules, functions); }
+};
+
+// Runs `text` (dynamic) or `nest` (static) on kFooBar under a context holding the
+// instruments; returns the printed result. Asserts that a parallel run was parallel.
+template <class Static, class... Is>
+std::string run_tiny(Layer layer, Mode mode, const Static& nest, const std::string& text, Is&... instruments) {
+  static pi::ThreadPool pool(2);
+  static TinyRegistries r;
+  LogCapture logs;
+  const Module input = tinyir::parse(kFooBar, "ir-printing");
+  std::string out;
+  if (layer == Layer::static_layer) {
+    auto ctx = pi::make_pass_context<Module>(options_for(mode, pool, 3), std::ref(instruments)...);
+    out = tinyir::print(pi::run(nest, input, ctx));
+  } else {
+    const auto pipeline = pi::parse_pipeline<Module>(text, r.modules);
+    pi::PassContext<Module> ctx(options_for(mode, pool, 3), {pi::AnyInstrument<Module>(std::ref(instruments))...});
+    out = tinyir::print(pi::run(pipeline, input, ctx));
+  }
+  CHECK_FALSE(logs.contains("running units serially"));
+  return out;
+}
+
+// Advances a ManualClock by 1us in every run_before_pass, so timing is deterministic serially.
+struct Tick {
+  static constexpr bool thread_safe = true;
+  pi::ManualClock clock;
+  template <class IR>
+  void run_before_pass(const IR&, const pi::PassInfo&) {
+    clock.advance(1000);
+  }
+};
+
+// The header lines of PrintIR* output, in order.
+std::vector<std::string> headers(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("Running Pass: ") != std::string::npos) out.push_back(line);
+  }
+  return out;
+}
+
+const std::string kFooAfterCse = R"(fn (%y: Tensor[(2), float32]) -> Tensor[(2), float32] {
+  %0 = add(%y, %y);
+  multiply(%0, %0)
+}
+)";
+const std::string kFooBeforeCse = R"(fn (%y: Tensor[(2), float32]) -> Tensor[(2), float32] {
+  %0 = add(%y, %y);
+  %1 = add(%y, %y);
+  multiply(%0, %1)
+}
+)";
+const std::string kBar = R"(fn (%x: Tensor[(2), float32]) -> Tensor[(2), float32] {
+  add(%x, %x)
+}
+)";
+
+// The tree of a profile: labels, units marked, indented; no times.
+void shape_of(const std::vector<pi::PassProfile>& roots, std::string& out, int depth = 0) {
+  for (const auto& p : roots) {
+    out += std::string(static_cast<std::size_t>(2 * depth), ' ') + p.label() + (p.unit ? " [unit]" : "") +
+           (p.failed ? " [failed]" : "") + "\n";
+    shape_of(p.children, out, depth + 1);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("acceptance MLIR ir-printing.mlir: PrintIRBefore/After/Changed inside function(...), per unit, in order") {
+  const auto cse_canon = pi::nest<Function>(tinyir::EliminateCommonSubexpr{}, tinyir::CanonicalizeOps{});
+  const std::string cse_canon_text = "function(EliminateCommonSubexpr,CanonicalizeOps)";
+  // Every run of one scenario prints the same, byte for byte: static/dynamic, serial/parallel.
+  auto same_everywhere = [&](auto make, const auto& nest, const std::string& text) {
+    std::string first;
+    for (const Layer layer : {Layer::static_layer, Layer::dynamic_layer}) {
+      for (const Mode mode : {Mode::serial, Mode::parallel}) {
+        CAPTURE(to_string(layer));
+        CAPTURE(to_string(mode));
+        std::ostringstream os;
+        auto instrument = make(os);
+        (void)run_tiny(layer, mode, nest, text, instrument);
+        if (first.empty()) first = os.str();
+        CHECK(os.str() == first);
+      }
+    }
+    return first;
+  };
+  SUBCASE("BEFORE: -mlir-print-ir-before=cse") {
+    CHECK(same_everywhere(
+              [](std::ostream& os) { return pi::PrintIRBefore(pi::PassFilter{"EliminateCommonSubexpr"}, os); },
+              cse_canon, cse_canon_text) == "Before Running Pass: EliminateCommonSubexpr on @foo\n" + kFooBeforeCse +
+                                                "Before Running Pass: EliminateCommonSubexpr on @bar\n" + kBar);
+  }
+  SUBCASE("BEFORE_ALL: -mlir-print-ir-before-all") {
+    // passinfra's nest is a pass (SPEC §11.3): its own header comes first, with the
+    // module; each function-level pass brings its required and follow-up InferType.
+    const std::string all =
+        same_everywhere([](std::ostream& os) { return pi::PrintIRBefore(os); }, cse_canon, cse_canon_text);
+    std::vector<std::string> expected{"Before Running Pass: function"};
+    for (const std::string unit : {"@foo", "@bar"}) {
+      for (const std::string pass :
+           {"InferType", "EliminateCommonSubexpr", "InferType", "InferType", "CanonicalizeOps", "InferType"}) {
+        expected.push_back("Before Running Pass: " + pass + " on " + unit);
+      }
+    }
+    CHECK(headers(all) == expected);
+    CHECK(all.find("Before Running Pass: CanonicalizeOps on @foo\n" + kFooAfterCse) != std::string::npos);
+  }
+  SUBCASE("AFTER: -mlir-print-ir-after=cse") {
+    CHECK(same_everywhere(
+              [](std::ostream& os) { return pi::PrintIRAfter(pi::PassFilter{"EliminateCommonSubexpr"}, os); },
+              cse_canon, cse_canon_text) == "After Running Pass: EliminateCommonSubexpr on @foo\n" + kFooAfterCse +
+                                                "After Running Pass: EliminateCommonSubexpr on @bar\n" + kBar);
+  }
+  SUBCASE("AFTER_ALL: -mlir-print-ir-after-all") {
+    const std::string all =
+        same_everywhere([](std::ostream& os) { return pi::PrintIRAfter(os); }, cse_canon, cse_canon_text);
+    std::vector<std::string> expected;
+    for (const std::string unit : {"@foo", "@bar"}) {
+      for (const std::string pass :
+           {"InferType", "InferType", "EliminateCommonSubexpr", "InferType", "InferType", "CanonicalizeOps"}) {
+        expected.push_back("After Running Pass: " + pass + " on " + unit);
+      }
+    }
+    expected.push_back("After Running Pass: function");
+    CHECK(headers(all) == expected);
+    CHECK(all.find("After Running Pass: EliminateCommonSubexpr on @foo\n" + kFooAfterCse) != std::string::npos);
+  }
+  SUBCASE("AFTER_ALL_CHANGE: func.func(cse,cse) -mlir-print-ir-after-change: only @foo, only the first CSE") {
+    static_assert(pi::ThreadSafeInstrument<pi::PrintIRChanged>);  // SPEC §11.8's table
+    const auto cse_cse = pi::nest<Function>(tinyir::EliminateCommonSubexpr{}, tinyir::EliminateCommonSubexpr{});
+    CHECK(same_everywhere(
+              [](std::ostream& os) { return pi::PrintIRChanged(pi::PassFilter{"EliminateCommonSubexpr"}, os); },
+              cse_cse, "function(EliminateCommonSubexpr,EliminateCommonSubexpr)") ==
+          "After Running Pass: EliminateCommonSubexpr on @foo\n" + kFooAfterCse);
+    // Every pass: the nest itself changed the module too.
+    const std::string every = same_everywhere([](std::ostream& os) { return pi::PrintIRChanged(os); }, cse_cse,
+                                              "function(EliminateCommonSubexpr,EliminateCommonSubexpr)");
+    CHECK(headers(every) == std::vector<std::string>{"After Running Pass: EliminateCommonSubexpr on @foo",
+                                                     "After Running Pass: function"});
+  }
+}
+
+TEST_CASE("acceptance MLIR pass-timing.mlir: one entry per unit under the nest, its passes below; list and tree") {
+  const auto pipeline =
+      pi::nest<Function>(tinyir::EliminateCommonSubexpr{}, tinyir::CanonicalizeOps{}, tinyir::EliminateCommonSubexpr{});
+  const std::string text = "function(EliminateCommonSubexpr,CanonicalizeOps,EliminateCommonSubexpr)";
+  std::string serial_shape;
+  for (const Layer layer : {Layer::static_layer, Layer::dynamic_layer}) {
+    for (const Mode mode : {Mode::serial, Mode::parallel}) {
+      CAPTURE(to_string(layer));
+      CAPTURE(to_string(mode));
+      Tick tick;
+      pi::BasicPassTimingInstrument<pi::ManualClock> timing(tick.clock);
+      (void)run_tiny(layer, mode, pipeline, text, timing, tick);
+      std::string shape;
+      shape_of(timing.profile(), shape);
+      if (serial_shape.empty()) serial_shape = shape;
+      CHECK(shape == serial_shape);  // MT_PIPELINE: the same tree in parallel
+      if (mode == Mode::serial) {
+        // PIPELINE: the nest, a unit entry per function, its passes (InferType: the
+        // required one before a pass, the follow-up inside it; MLIR's (A) DominanceInfo).
+        std::string unit_tree;
+        for (const std::string pass : {"EliminateCommonSubexpr", "CanonicalizeOps", "EliminateCommonSubexpr"}) {
+          unit_tree += "\t\tInferType: 1us [1us] (5.26%; 11.11%)\n\t\t" + pass +
+                       ": 2us [1us] (10.53%; 22.22%)\n\t\t\tInferType: 1us [1us] (5.26%; 50.00%)\n";
+        }
+        CHECK(timing.render() == "function: 19us [1us] (100.00%; 100.00%)\n\t@foo: 9us [0us] (47.37%; 47.37%)\n" +
+                                     unit_tree + "\t@bar: 9us [0us] (47.37%; 47.37%)\n" + unit_tree);
+        // LIST: aggregated by pass name, unit entries left out.
+        const std::string list = timing.render_list();
+        CHECK(list.find("        19us (100.00%)        1us (  5.26%)       1  function\n"
+                        "        12us ( 63.16%)       12us ( 63.16%)      12  InferType\n"
+                        "         8us ( 42.11%)        4us ( 21.05%)       4  EliminateCommonSubexpr\n"
+                        "         4us ( 21.05%)        2us ( 10.53%)       2  CanonicalizeOps\n") != std::string::npos);
+        CHECK(list.find("@foo") == std::string::npos);
+      }
+    }
+  }
+  std::string unit_shape;
+  for (const std::string pass : {"EliminateCommonSubexpr", "CanonicalizeOps", "EliminateCommonSubexpr"}) {
+    unit_shape += "    InferType\n    " + pass + "\n      InferType\n";
+  }
+  CHECK(serial_shape == "function\n  @foo [unit]\n" + unit_shape + "  @bar [unit]\n" + unit_shape);
 }

@@ -15,14 +15,20 @@
 // printed twice per filtered pass: this is a debugging instrument. The
 // unified diff is passinfra's own (LCS on lines, see detail/line_diff.hpp),
 // with the headers "--- before <name>" and "+++ after <name>". The IR must
-// be printable. One thread at a time.
+// be printable. Thread-safe (SPEC §11.8): each thread keeps its own stack of
+// saved inputs (a parallel nest's units run their passes on several threads
+// at once; on each thread they nest), the count is atomic, and a parallel
+// nest delivers the units' text in unit order (SPEC §11.5).
 #pragma once
 
 #include <cstddef>
 #include <exception>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -32,6 +38,61 @@
 #include "passinfra/instruments/output.hpp"
 
 namespace passinfra {
+
+namespace detail {
+
+// SavedInputs: PrintIRChanged's saved inputs, one stack per thread, under a
+// lock (the instrument prints the IR twice per pass: the lock is not its
+// cost). Copying copies the stacks.
+class SavedInputs {
+ public:
+  using Text = std::optional<std::string>;
+  SavedInputs() = default;
+  SavedInputs(const SavedInputs& other) : stacks_(other.copy()) {}
+  SavedInputs& operator=(const SavedInputs& other) {
+    if (this != &other) {
+      auto stacks = other.copy();
+      const std::lock_guard lock(mutex_);
+      stacks_ = std::move(stacks);
+    }
+    return *this;
+  }
+  ~SavedInputs() = default;
+
+  void push(Text text) {
+    const std::lock_guard lock(mutex_);
+    stacks_[std::this_thread::get_id()].push_back(std::move(text));
+  }
+  // pop(out): the calling thread's innermost saved input; false when it has none.
+  bool pop(Text& out) {
+    const std::lock_guard lock(mutex_);
+    const auto it = stacks_.find(std::this_thread::get_id());
+    if (it == stacks_.end() || it->second.empty()) return false;
+    out = std::move(it->second.back());
+    it->second.pop_back();
+    if (it->second.empty()) stacks_.erase(it);
+    return true;
+  }
+  void drop() noexcept {
+    Text ignored;
+    (void)pop(ignored);
+  }
+  void clear() noexcept {
+    const std::lock_guard lock(mutex_);
+    stacks_.clear();
+  }
+
+ private:
+  std::map<std::thread::id, std::vector<Text>> copy() const {
+    const std::lock_guard lock(mutex_);
+    return stacks_;
+  }
+
+  mutable std::mutex mutex_;
+  std::map<std::thread::id, std::vector<Text>> stacks_;
+};
+
+}  // namespace detail
 
 struct PrintIRChangedOptions {
   bool diff = false;        // a unified diff instead of the whole IR
@@ -45,6 +106,8 @@ class PrintIRChanged {
   explicit PrintIRChanged(TextSink out, PrintIRChangedOptions options = {}) : out_(out), options_(options) {}
 
   std::string_view name() const noexcept { return "PrintIRChanged"; }
+  // Its hooks may run on several threads at once (SPEC §11.8).
+  static constexpr bool thread_safe = true;
 
   void exit_pass_ctx() noexcept { saved_.clear(); }
 
@@ -54,10 +117,9 @@ class PrintIRChanged {
     check<IR>();
     if constexpr (PrintableIR<IR>) {
       if (filter_.matches(info.name)) {
-        std::string text = ir_traits<IR>::print(ir);
-        saved_.emplace_back(std::move(text));
+        saved_.push(ir_traits<IR>::print(ir));
       } else {
-        saved_.emplace_back(std::nullopt);
+        saved_.push(std::nullopt);
       }
     }
   }
@@ -67,9 +129,8 @@ class PrintIRChanged {
   void run_after_pass(const IR& ir, const PassInfo& info) {
     check<IR>();
     if constexpr (PrintableIR<IR>) {
-      if (saved_.empty()) return;  // its input was dropped (exit_pass_ctx while it ran)
-      std::optional<std::string> before = std::move(saved_.back());
-      saved_.pop_back();
+      std::optional<std::string> before;
+      if (!saved_.pop(before)) return;  // its input was dropped (exit_pass_ctx while it ran)
       if (!before) return;
       std::string after = ir_traits<IR>::print(ir);
       if (after == *before) return;
@@ -94,11 +155,9 @@ class PrintIRChanged {
   }
 
   // run_after_pass_failed: the pass produced no output; drop its input.
-  void run_after_pass_failed(const PassInfo&, const std::exception_ptr&) noexcept {
-    if (!saved_.empty()) saved_.pop_back();
-  }
+  void run_after_pass_failed(const PassInfo&, const std::exception_ptr&) noexcept { saved_.drop(); }
 
-  std::size_t printed() const noexcept { return printed_; }
+  std::size_t printed() const noexcept { return printed_.get(); }
   const PrintIRChangedOptions& options() const noexcept { return options_; }
 
  private:
@@ -113,8 +172,8 @@ class PrintIRChanged {
   PassFilter filter_;
   TextSink out_;
   PrintIRChangedOptions options_;
-  std::vector<std::optional<std::string>> saved_;
-  std::size_t printed_ = 0;
+  detail::SavedInputs saved_;
+  detail::SharedCount printed_;
 };
 
 }  // namespace passinfra
