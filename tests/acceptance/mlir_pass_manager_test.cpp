@@ -76,6 +76,11 @@ pi::PassContextOptions options_for(Mode mode, pi::ThreadPool& pool, int opt_leve
 template <class Static, class Dynamic, class Parent, class I>
 Parent run_on(Layer layer, Mode mode, pi::ThreadPool& pool, const Static& nest, const Dynamic& dnest, Parent m,
               I& instrument, int opt_level = 2) {
+  LogCapture logs;
+  struct NotSerial {  // a parallel run must have been parallel (thread-safe instruments only)
+    LogCapture& logs;
+    ~NotSerial() { CHECK_FALSE(logs.contains("running units serially")); }
+  } check{logs};
   if (layer == Layer::static_layer) {
     auto ctx = pi::make_pass_context<Parent>(options_for(mode, pool, opt_level), std::ref(instrument));
     return pi::run(nest, std::move(m), ctx);
@@ -342,6 +347,15 @@ def @bar(%x: Tensor[(2), float32]) -> Tensor[(2), float32] {
 }
 )";
 
+// MLIR's test-pass-failure, on @foo only.
+struct FailOnFoo {
+  static constexpr pi::PassInfo info{"FailOnFoo", 0};
+  Function transform(Function fn, auto& ctx) const {
+    if (ctx.unit_name() == "@foo") throw pitest::TestError(3, "FailOnFoo failed on @foo");
+    return fn;
+  }
+};
+
 struct TinyRegistries {
   pi::PassRegistry<Module> modules;
   pi::PassRegistry<Function> functions;
@@ -489,6 +503,40 @@ TEST_CASE("acceptance MLIR ir-printing.mlir: PrintIRBefore/After/Changed inside 
     CHECK(headers(every) == std::vector<std::string>{"After Running Pass: EliminateCommonSubexpr on @foo",
                                                      "After Running Pass: function"});
   }
+  SUBCASE("AFTER_FAILURE: func.func(cse,test-pass-failure): output up to the failing unit, none after it") {
+    // MLIR prints the failing pass's IR (-mlir-print-ir-after-failure); PrintIRAfter
+    // prints nothing for a failed pass. The failing unit's earlier output is kept,
+    // the later units' output is not (SPEC §11.6), in both modes; the nest's own
+    // run_after_pass never comes, so no module is printed.
+    pi::ThreadPool pool(2);
+    TinyRegistries r;
+    r.functions.add<FailOnFoo>();
+    const auto static_nest = pi::nest<Function>(tinyir::EliminateCommonSubexpr{}, FailOnFoo{});
+    const auto text_nest = pi::parse_pipeline<Module>("function(EliminateCommonSubexpr,FailOnFoo)", r.modules);
+    for (const Layer layer : {Layer::static_layer, Layer::dynamic_layer}) {
+      for (const Mode mode : {Mode::serial, Mode::parallel}) {
+        CAPTURE(to_string(layer));
+        CAPTURE(to_string(mode));
+        std::ostringstream os;
+        pi::PrintIRAfter printer(pi::PassFilter{"EliminateCommonSubexpr", "FailOnFoo"}, os);
+        const Module input = tinyir::parse(kFooBar, "ir-printing");
+        std::string what;
+        try {
+          if (layer == Layer::static_layer) {
+            auto ctx = pi::make_pass_context<Module>(options_for(mode, pool, 3), std::ref(printer));
+            (void)pi::run(static_nest, input, ctx);
+          } else {
+            pi::PassContext<Module> ctx(options_for(mode, pool, 3), {pi::AnyInstrument<Module>(std::ref(printer))});
+            (void)pi::run(text_nest, input, ctx);
+          }
+        } catch (const pitest::TestError& e) {
+          what = e.what();
+        }
+        CHECK(what == "FailOnFoo failed on @foo");
+        CHECK(os.str() == "After Running Pass: EliminateCommonSubexpr on @foo\n" + kFooAfterCse);
+      }
+    }
+  }
 }
 
 TEST_CASE("acceptance MLIR pass-timing.mlir: one entry per unit under the nest, its passes below; list and tree") {
@@ -532,4 +580,188 @@ TEST_CASE("acceptance MLIR pass-timing.mlir: one entry per unit under the nest, 
     unit_shape += "    InferType\n    " + pass + "\n      InferType\n";
   }
   CHECK(serial_shape == "function\n  @foo [unit]\n" + unit_shape + "  @bar [unit]\n" + unit_shape);
+}
+
+TEST_CASE("acceptance MLIR pass-timing.mlir NESTED_PIPELINE and DYNAMIC-PIPELINE: nests under passes") {
+  // NESTED_PIPELINE: a module-level pass, then a nest. DYNAMIC-PIPELINE: a module
+  // pass (MLIR's inliner) that runs a nest in its body: the nest's entry and its
+  // units are children of the pass's entry.
+  const auto inliner = pi::module_pass(pi::PassInfo{"Inliner", 0}, [](Module m, auto& ctx) {
+    return pi::run(pi::nest<Function>(tinyir::CanonicalizeOps{}), std::move(m), ctx);
+  });
+  const auto pipeline = pi::Sequential{tinyir::InferType{}, pi::nest<Function>(tinyir::FoldConstant{}), inliner};
+  std::string first;
+  for (const Mode mode : {Mode::serial, Mode::parallel}) {
+    CAPTURE(to_string(mode));
+    Tick tick;
+    pi::BasicPassTimingInstrument<pi::ManualClock> timing(tick.clock);
+    (void)run_tiny(Layer::static_layer, mode, pipeline, "", timing, tick);
+    std::string shape;
+    shape_of(timing.profile(), shape);
+    if (first.empty()) first = shape;
+    CHECK(shape == first);
+  }
+  CHECK(first ==
+        "sequential\n"
+        "  InferType\n"
+        "  function\n"
+        "    @foo [unit]\n      FoldConstant\n        InferType\n"
+        "    @bar [unit]\n      FoldConstant\n        InferType\n"
+        "  Inliner\n"
+        "    function\n"
+        "      @foo [unit]\n        InferType\n        CanonicalizeOps\n          InferType\n"
+        "      @bar [unit]\n        InferType\n        CanonicalizeOps\n          InferType\n");
+}
+
+TEST_CASE("acceptance MLIR pipeline-parsing.mlir: function(...) text, adjacent nests kept, errors at the column") {
+  TinyRegistries r;
+  // MLIR merges adjacent func.func(...) into one pipeline; passinfra keeps the
+  // schedule as written (SPEC §11.11) and prints it back canonically.
+  const std::string text =
+      "sequential(InferType,function(FoldConstant),function(EliminateCommonSubexpr,CanonicalizeOps))";
+  CHECK(pi::canonical_pipeline("sequential( InferType , function( FoldConstant ) ,function(EliminateCommonSubexpr, "
+                               "CanonicalizeOps ) )") == text);
+  const auto parsed = pi::parse_pipeline<Module>(text, r.modules);
+  CHECK(pi::print_pipeline(parsed) == text);
+  CHECK(pi::print_pipeline(pi::parse_pipeline<Module>(pi::print_pipeline(parsed), r.modules)) == text);
+  const auto nest_name_options =
+      pi::parse_pipeline<Module>("function(serial=true,name=\"Opts\",opt_level=1,FoldConstant)", r.modules);
+  CHECK(pi::print_pipeline(nest_name_options) == "function(name=\"Opts\",opt_level=1,serial=true,FoldConstant)");
+  CHECK(nest_name_options.info().name == "Opts");
+
+  // The parsed pipeline runs as the static one; serial and parallel print the same,
+  // and its timing tree shows two nests (MLIR's CHECK: the pipeline's structure).
+  using Static = pi::Sequential<tinyir::InferType, pi::Nest<Function, tinyir::FoldConstant>,
+                                pi::Nest<Function, tinyir::EliminateCommonSubexpr, tinyir::CanonicalizeOps>>;
+  std::string expected;
+  for (const Layer layer : {Layer::static_layer, Layer::dynamic_layer}) {
+    for (const Mode mode : {Mode::serial, Mode::parallel}) {
+      CAPTURE(to_string(layer));
+      CAPTURE(to_string(mode));
+      pi::PassTimingInstrument timing;
+      const std::string out = run_tiny(layer, mode, Static{}, text, timing);
+      if (expected.empty()) expected = out;
+      CHECK(out == expected);
+      std::string shape;
+      shape_of(timing.profile(), shape);
+      CHECK(shape.rfind("sequential\n  InferType\n  function\n    @foo [unit]\n      FoldConstant\n", 0) == 0);
+      CHECK(shape.find("\n  function\n    @foo [unit]\n      InferType\n      EliminateCommonSubexpr\n") !=
+            std::string::npos);
+    }
+  }
+  CHECK(expected.find("multiply(%0, %0)") != std::string::npos);
+
+  // CHECK_ERROR_1..5, and MLIR's "did you intend to nest?".
+  const auto error = [&](const std::string& t) {
+    return error_of([&] { (void)pi::parse_pipeline<Module>(t, r.modules); });
+  };
+  CHECK(error("sequential(function(FoldConstant)") ==
+        "passinfra: pipeline text, column 34: expected ')' or ',' after a pass, found end of text\n"
+        "  sequential(function(FoldConstant)\n"
+        "                                   ^");
+  CHECK(error("sequential(function(FoldConstant)))") ==
+        "passinfra: pipeline text, column 35: expected end of text after the pipeline, found ')'\n"
+        "  sequential(function(FoldConstant)))\n"
+        "                                    ^");
+  CHECK(error("sequential()(") ==
+        "passinfra: pipeline text, column 13: expected end of text after the pipeline, found '('\n"
+        "  sequential()(\n"
+        "              ^");
+  CHECK(error(",") == "passinfra: pipeline text, column 1: expected a pass name, found ','\n  ,\n  ^");
+  CHECK(error("function(ToANormalForm)") ==
+        "passinfra: pipeline text, column 10: 'ToANormalForm' is not a function pass\n"
+        "  function(ToANormalForm)\n"
+        "           ^");
+  // tinyir registers its function passes at module level too (Relay's function_pass
+  // over every function), so "did you intend to nest?" does not arise here; it is
+  // checked on UModule in PassManagerTest.InvalidPass.
+  CHECK(pi::print_pipeline(pi::parse_pipeline<Module>("sequential(ToANormalForm,CanonicalizeOps)", r.modules)) ==
+        "sequential(ToANormalForm,CanonicalizeOps)");
+  CHECK(error("function(FoldConstnt)") ==
+        "passinfra: pipeline text, column 10: unknown pass name 'FoldConstnt'; expected a registered pass name; the "
+        "closest registered names: 'FoldConstant', 'FuseOps', 'DefuseOps'\n"
+        "  function(FoldConstnt)\n"
+        "           ^");
+  CHECK(error("sequential(InferType,functoin(FoldConstant))") ==
+        "passinfra: pipeline text, column 22: unknown pass name 'functoin' with passes as items; expected "
+        "'sequential' or a nest kind; the closest registered names that take passes: 'function', 'sequential'\n"
+        "  sequential(InferType,functoin(FoldConstant))\n"
+        "                       ^");
+  // Nests of nests need a unit with units; tinyir's functions have none.
+  CHECK(error("function(function(FoldConstant))").find("column 10: 'function' is not a function pass") !=
+        std::string::npos);
+}
+
+// ------------------------------------------------------------ OpSpecificAnalysis with analyses
+
+namespace {
+
+// MLIR's GenericAnalysis and OpSpecificAnalysis as function analyses of tinyir.
+struct GenericAnalysis {
+  static constexpr pi::AnalysisInfo info{"GenericAnalysis"};
+  using unit = pi::function_unit;
+  using result_type = bool;
+  bool run(const Function&, const Module&) const { return true; }  // MLIR: isa<func::FuncOp>
+};
+struct SecretAnalysis {
+  static constexpr pi::AnalysisInfo info{"SecretAnalysis"};
+  using unit = pi::function_unit;
+  using result_type = bool;
+  bool run(const Function& fn, const Module& m) const { return m.name_of(fn) == "secret"; }
+};
+
+struct Annotations {
+  std::mutex m;
+  std::map<std::string, std::string> by_unit;
+};
+Annotations g_annotations;
+
+// MLIR's AnnotateFunctionPass: reads both analyses of its unit inside the nest.
+struct AnnotateWithAnalyses {
+  static constexpr pi::PassInfo info{"AnnotateWithAnalyses", 0};
+  Function transform(Function fn, auto& ctx) const {
+    std::string note = "no analyses in the unit context";
+    if constexpr (requires {
+                    ctx.analyses().template get<GenericAnalysis>(ctx.parent(), fn);
+                    ctx.analyses().template get<SecretAnalysis>(ctx.parent(), fn);
+                  }) {
+      const bool is_func = ctx.analyses().template get<GenericAnalysis>(ctx.parent(), fn);
+      const bool is_secret = ctx.analyses().template get<SecretAnalysis>(ctx.parent(), fn);
+      note = std::string("isFunc=") + (is_func ? "1" : "0") + ",isSecret=" + (is_secret ? "1" : "0");
+    }
+    const std::lock_guard lock(g_annotations.m);
+    g_annotations.by_unit[std::string(ctx.unit_name())] = note;
+    return fn;
+  }
+};
+
+}  // namespace
+
+// Skipped: SPEC §11.13 (analyses inside nests) is not in core/nest.hpp yet: a unit
+// context has no analyses() seen from its unit (DESIGN: ctx.analyses().get<A>(ctx.parent(), fn)).
+// Remove the skip when it lands.
+TEST_CASE("acceptance MLIR PassManagerTest.OpSpecificAnalysis, with analyses: function analyses of each unit" *
+          doctest::skip()) {
+  const Module input = tinyir::parse(R"(
+def @secret(%x: Tensor[(2), float32]) -> Tensor[(2), float32] {
+  add(%x, %x)
+}
+def @not_secret(%x: Tensor[(2), float32]) -> Tensor[(2), float32] {
+  add(%x, %x)
+}
+)",
+                                     "op-specific");
+  pi::ThreadPool pool(2);
+  for (const Mode mode : {Mode::serial, Mode::parallel}) {
+    CAPTURE(to_string(mode));
+    {
+      const std::lock_guard lock(g_annotations.m);
+      g_annotations.by_unit.clear();
+    }
+    pi::AnalysisManager<Module, pi::analyses<GenericAnalysis, SecretAnalysis>> am;
+    auto ctx = pi::make_pass_context<Module>(options_for(mode, pool), am);
+    (void)pi::run(pi::nest<Function>(AnnotateWithAnalyses{}), input, ctx);
+    CHECK(g_annotations.by_unit == std::map<std::string, std::string>{{"@not_secret", "isFunc=1,isSecret=0"},
+                                                                      {"@secret", "isFunc=1,isSecret=1"}});
+  }
 }
