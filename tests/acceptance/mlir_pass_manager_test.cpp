@@ -765,3 +765,220 @@ def @not_secret(%x: Tensor[(2), float32]) -> Tensor[(2), float32] {
                                                                       {"@secret", "isFunc=1,isSecret=1"}});
   }
 }
+
+// ------------------------------------------------------------ nests of nests
+
+namespace nested {
+
+// A three-level IR: a program of modules of functions (MLIR: builtin.module
+// inside builtin.module, with func.func inside).
+struct NFunc {
+  std::string name;
+  std::vector<std::string> trail;
+};
+struct NModule {
+  std::string name;
+  std::vector<NFunc> funcs;
+  std::vector<std::string> trail;
+};
+struct NProgram {
+  std::vector<NModule> modules;
+};
+
+inline std::string describe(const NProgram& p) {
+  std::string s;
+  for (const auto& m : p.modules) {
+    s += m.name + "[";
+    for (const auto& t : m.trail) s += t + ",";
+    for (const auto& f : m.funcs) {
+      s += " " + f.name + ":";
+      for (const auto& t : f.trail) s += t + ",";
+    }
+    s += "] ";
+  }
+  return s;
+}
+
+}  // namespace nested
+
+template <>
+struct passinfra::ir_traits<nested::NProgram> {
+  using unit_types = passinfra::unit_list<nested::NModule>;
+  static std::string print(const nested::NProgram& p) { return nested::describe(p); }
+};
+template <>
+struct passinfra::ir_traits<nested::NModule> {
+  static constexpr std::string_view name = "module";
+  using parent_type = nested::NProgram;
+  using unit_types = passinfra::unit_list<nested::NFunc>;
+  static std::string print(const nested::NModule& m) { return m.name; }
+};
+template <>
+struct passinfra::ir_traits<nested::NFunc> {
+  static constexpr std::string_view name = "func";
+  using parent_type = nested::NModule;
+  static std::string print(const nested::NFunc& f) { return f.name; }
+};
+template <>
+struct passinfra::unit_traits<nested::NProgram, nested::NModule> {
+  static std::vector<passinfra::UnitSlot<nested::NModule>> units(const nested::NProgram& p) {
+    std::vector<passinfra::UnitSlot<nested::NModule>> out;
+    for (const auto& m : p.modules) out.push_back({"@" + m.name, m});
+    return out;
+  }
+  static nested::NProgram replace_units(nested::NProgram p, std::vector<passinfra::UnitSlot<nested::NModule>> slots) {
+    for (std::size_t i = 0; i < p.modules.size(); ++i) p.modules[i] = std::move(slots.at(i).ir);
+    return p;
+  }
+};
+template <>
+struct passinfra::unit_traits<nested::NModule, nested::NFunc> {
+  static std::vector<passinfra::UnitSlot<nested::NFunc>> units(const nested::NModule& m) {
+    std::vector<passinfra::UnitSlot<nested::NFunc>> out;
+    for (const auto& f : m.funcs) out.push_back({"@" + f.name, f});
+    return out;
+  }
+  static nested::NModule replace_units(nested::NModule m, std::vector<passinfra::UnitSlot<nested::NFunc>> slots) {
+    for (std::size_t i = 0; i < m.funcs.size(); ++i) m.funcs[i] = std::move(slots.at(i).ir);
+    return m;
+  }
+};
+
+namespace nested {
+
+// MLIR's TestModulePass and TestFunctionPass.
+struct ModPass {
+  static constexpr pi::PassInfo info{"ModPass", 0};
+  NModule transform(NModule m, auto& ctx) const {
+    m.trail.push_back("ModPass" + std::string(ctx.unit_name()));
+    return m;
+  }
+};
+struct FnPass {
+  static constexpr pi::PassInfo info{"FnPass", 0};
+  NFunc transform(NFunc f, auto& ctx) const {
+    // The enclosing unit, through PipelineInfo::parent (MLIR's PipelineParentInfo).
+    const pi::PipelineInfo& p = ctx.pipeline();
+    f.trail.push_back("FnPass" + std::string(p.parent ? p.parent->unit_name : "?") + std::string(ctx.unit_name()) +
+                      "(" + ctx.parent().name + ")");
+    return f;
+  }
+};
+
+// Pipeline hooks of both unit levels, per outermost unit, thread-safely.
+struct NestRecorder {
+  static constexpr bool thread_safe = true;
+  std::mutex m;
+  std::map<std::string, std::vector<std::string>> per_module;
+  void add(const pi::PipelineInfo& p, const std::string& what) {
+    const pi::PipelineInfo* outer = &p;
+    while (outer->parent) outer = outer->parent;
+    std::string chain;
+    for (const pi::PipelineInfo* q = &p; q; q = q->parent)
+      chain = std::string(q->unit_name) + (chain.empty() ? "" : ">") + chain;
+    const std::lock_guard lock(m);
+    per_module[std::string(outer->unit_name)].push_back(what + " " + chain);
+  }
+  void run_before_pipeline(const NModule&, const pi::PipelineInfo& p) { add(p, "before_pipeline"); }
+  void run_after_pipeline(const NModule&, const pi::PipelineInfo& p) { add(p, "after_pipeline"); }
+  void run_before_pipeline(const NFunc&, const pi::PipelineInfo& p) { add(p, "before_pipeline"); }
+  void run_after_pipeline(const NFunc&, const pi::PipelineInfo& p) { add(p, "after_pipeline"); }
+  void run_before_pass(const NFunc& f, const pi::PassInfo& i) {
+    const std::lock_guard lock(m);
+    per_module["passes"].push_back(std::string(i.name) + " " + f.name);
+  }
+};
+
+NProgram program() {
+  return NProgram{{NModule{"m0", {NFunc{"f0", {}}, NFunc{"f1", {}}}, {}}, NModule{"m1", {NFunc{"g0", {}}}, {}}}};
+}
+
+}  // namespace nested
+
+namespace nested {
+
+// The checks of one run of module(ModPass,func(FnPass)) on program().
+void check_nested_run(const NProgram& out, NestRecorder& rec) {
+  CHECK(describe(out) ==
+        "m0[ModPass@m0, f0:FnPass@m0@f0(m0), f1:FnPass@m0@f1(m0),] m1[ModPass@m1, g0:FnPass@m1@g0(m1),] ");
+  CHECK(rec.per_module["@m0"] == std::vector<std::string>{"before_pipeline @m0", "before_pipeline @m0>@f0",
+                                                          "after_pipeline @m0>@f0", "before_pipeline @m0>@f1",
+                                                          "after_pipeline @m0>@f1", "after_pipeline @m0"});
+  CHECK(rec.per_module["@m1"] == std::vector<std::string>{"before_pipeline @m1", "before_pipeline @m1>@g0",
+                                                          "after_pipeline @m1>@g0", "after_pipeline @m1"});
+  CHECK(rec.per_module["passes"].size() == 3);
+}
+
+// pass-timing.mlir NESTED_PIPELINE: units within units in the tree.
+const char* const kNestedShape =
+    "module\n"
+    "  @m0 [unit]\n    ModPass\n    func\n      @f0 [unit]\n        FnPass\n      @f1 [unit]\n        FnPass\n"
+    "  @m1 [unit]\n    ModPass\n    func\n      @g0 [unit]\n        FnPass\n";
+
+}  // namespace nested
+
+TEST_CASE("acceptance MLIR pass-timing.mlir NESTED_PIPELINE, static: nest<Module>(ModPass, nest<Func>(FnPass))") {
+  using namespace nested;
+  const auto static_nest = pi::nest<NModule>(ModPass{}, pi::nest<NFunc>(FnPass{}));
+  pi::ThreadPool pool(2);
+  for (const Mode mode : {Mode::serial, Mode::parallel}) {
+    CAPTURE(to_string(mode));
+    LogCapture logs;
+    NestRecorder rec;
+    pi::PassTimingInstrument timing;
+    auto ctx = pi::make_pass_context<NProgram>(options_for(mode, pool), std::ref(rec), std::ref(timing));
+    check_nested_run(pi::run(static_nest, program(), ctx), rec);
+    std::string shape;
+    shape_of(timing.profile(), shape);
+    CHECK(shape == kNestedShape);
+    CHECK_FALSE(logs.contains("running units serially"));
+  }
+}
+
+// Skipped: nests of nests do not compile on the dynamic layer. A DynamicNest (or
+// any nest) inside a unit of a DynamicNest runs under ContextRef<Module>, whose
+// vtable (dynamic/context_ref.hpp, unit_hook_table_for) asks the parent's
+// ErasedInstrumentSet<Program> for the hooks of Func, a unit type of the unit
+// type, which ir_traits<Program>::unit_types does not list and which that set
+// cannot forward ("no matching function for call to
+// ErasedInstrumentSet<NProgram>::run_before_pass(const NFunc&, ...)"). SPEC §11.1
+// says "a unit type may have units of its own, so nests nest"; the fix belongs to
+// dynamic/context_ref.hpp (and AnyInstrument's unit hooks, transitively over the
+// unit types' unit_types). Build with -DPASSINFRA_TEST_DYNAMIC_NESTS_OF_NESTS=1 and
+// drop the skip once it is fixed.
+TEST_CASE("acceptance MLIR pipeline-parsing.mlir nested, dynamic: module(ModPass,func(FnPass)) from text" *
+          doctest::skip()) {
+#if defined(PASSINFRA_TEST_DYNAMIC_NESTS_OF_NESTS)
+  using namespace nested;
+  pi::PassRegistry<NProgram> programs;
+  pi::PassRegistry<NModule> modules;
+  pi::PassRegistry<NFunc> funcs;
+  funcs.add<FnPass>();
+  modules.add<ModPass>();
+  modules.add_nest<NFunc>(funcs);
+  programs.add_nest<NModule>(modules);
+  const std::string text = "module(ModPass,func(FnPass))";
+  const auto parsed = pi::parse_pipeline<NProgram>(text, programs);
+  CHECK(pi::print_pipeline(parsed) == text);
+  CHECK(error_of([&] { (void)pi::parse_pipeline<NProgram>("module(func(ModPass))", programs); }) ==
+        "passinfra: pipeline text, column 13: 'ModPass' is not a func pass\n"
+        "  module(func(ModPass))\n"
+        "              ^");
+  pi::ThreadPool pool(2);
+  for (const Mode mode : {Mode::serial, Mode::parallel}) {
+    CAPTURE(to_string(mode));
+    LogCapture logs;
+    NestRecorder rec;
+    pi::PassTimingInstrument timing;
+    pi::PassContext<NProgram> ctx(options_for(mode, pool), {pi::AnyInstrument<NProgram>(std::ref(rec)),
+                                                            pi::AnyInstrument<NProgram>(std::ref(timing))});
+    check_nested_run(pi::run(parsed, program(), ctx), rec);
+    std::string shape;
+    shape_of(timing.profile(), shape);
+    CHECK(shape == kNestedShape);
+    CHECK_FALSE(logs.contains("running units serially"));
+  }
+#else
+  FAIL("nests of nests on the dynamic layer: see the comment above this test");
+#endif
+}
