@@ -982,3 +982,28 @@ TEST_CASE("acceptance MLIR pipeline-parsing.mlir nested, dynamic: module(ModPass
   FAIL("nests of nests on the dynamic layer: see the comment above this test");
 #endif
 }
+
+// Skipped: the same static nest of nests under a dynamic PassContext<NProgram>
+// runs and gives the right IR, but the instruments never see the inner level:
+// AnyInstrument<NProgram> erases the hooks of ir_traits<NProgram>::unit_types
+// (NModule) only, so every NFunc hook (pipeline and pass hooks) is silently
+// dropped, serially and in parallel (the timing tree lacks the func units).
+// Needs the unit hooks of the unit types' own unit_types, transitively, in
+// dynamic/any_instrument.hpp and dynamic/context_ref.hpp. Drop the skip then.
+TEST_CASE("acceptance MLIR pass-timing.mlir NESTED_PIPELINE, static nest under a dynamic PassContext" *
+          doctest::skip()) {
+  using namespace nested;
+  const auto static_nest = pi::nest<NModule>(ModPass{}, pi::nest<NFunc>(FnPass{}));
+  pi::ThreadPool pool(2);
+  for (const Mode mode : {Mode::serial, Mode::parallel}) {
+    CAPTURE(to_string(mode));
+    NestRecorder rec;
+    pi::PassTimingInstrument timing;
+    pi::PassContext<NProgram> ctx(options_for(mode, pool), {pi::AnyInstrument<NProgram>(std::ref(rec)),
+                                                            pi::AnyInstrument<NProgram>(std::ref(timing))});
+    check_nested_run(pi::run(static_nest, program(), ctx), rec);
+    std::string shape;
+    shape_of(timing.profile(), shape);
+    CHECK(shape == kNestedShape);
+  }
+}
