@@ -1007,3 +1007,60 @@ TEST_CASE("acceptance MLIR pass-timing.mlir NESTED_PIPELINE, static nest under a
     CHECK(shape == kNestedShape);
   }
 }
+
+// ------------------------------------------------------------ pipeline-stats.mlir
+
+TEST_CASE("acceptance MLIR pipeline-stats.mlir: function(FoldConstant,FoldConstant) counters, list and per instance") {
+  // MLIR's test-stats-pass twice in func.func(...): per instance (PIPELINE display)
+  // and merged by name (LIST display, SPEC §13.3); the same serially and in parallel.
+  // The PassStatistics instrument (SPEC §11.8: thread-safe) counts the same too.
+  constexpr const char* program = R"(
+def @foo(%x: Tensor[(2), float32]) -> Tensor[(2), float32] {
+  add(%x, multiply(2f, 3f))
+}
+def @bar(%x: Tensor[(2), float32]) -> Tensor[(2), float32] {
+  multiply(add(1f, 2f), %x)
+}
+)";
+  pi::ThreadPool pool(2);
+  TinyRegistries r;
+  std::string serial_table;
+  for (const Layer layer : {Layer::static_layer, Layer::dynamic_layer}) {
+    for (const Mode mode : {Mode::serial, Mode::parallel}) {
+      CAPTURE(to_string(layer));
+      CAPTURE(to_string(mode));
+      LogCapture logs;
+      pi::PassStatistics counts;
+      const Module input = tinyir::parse(program, "pipeline-stats");
+      std::vector<pi::PassStatisticsEntry> stats;
+      if (layer == Layer::static_layer) {
+        const auto nest = pi::nest<Function>(tinyir::FoldConstant{}, tinyir::FoldConstant{});
+        auto ctx = pi::make_pass_context<Module>(options_for(mode, pool), std::ref(counts));
+        (void)pi::run(nest, input, ctx);
+        stats = pi::collect_statistics(pi::AnyPass<Module>(nest));
+      } else {
+        const auto nest = pi::parse_pipeline<Module>("function(FoldConstant,FoldConstant)", r.modules);
+        pi::PassContext<Module> ctx(options_for(mode, pool), {pi::AnyInstrument<Module>(std::ref(counts))});
+        (void)pi::run(nest, input, ctx);
+        stats = pi::collect_statistics(nest);
+      }
+      // PIPELINE: one entry per instance, in pipeline order.
+      REQUIRE(stats.size() == 2);
+      CHECK(stats[0].pass == "FoldConstant");
+      REQUIRE(stats[0].statistics.size() == 1);
+      CHECK(stats[0].statistics[0].value == 2);  // one call on each function
+      REQUIRE(stats[1].statistics.size() == 1);
+      CHECK(stats[1].statistics[0].value == 0);  // nothing left to fold
+      // LIST: merged by name.
+      CHECK(pi::format_statistics(stats).find("  FoldConstant\n    (S) 2 folded - Number of calls folded\n") !=
+            std::string::npos);
+      // The instrument: per name, runs over both functions (InferType: the follow-ups).
+      CHECK(counts.counts("FoldConstant") == pi::PassCounts{4, 0, 0});
+      CHECK(counts.counts("InferType") == pi::PassCounts{4, 0, 0});
+      CHECK(counts.counts("function") == pi::PassCounts{1, 0, 0});
+      if (serial_table.empty()) serial_table = counts.table();
+      CHECK(counts.table() == serial_table);
+      CHECK_FALSE(logs.contains("running units serially"));
+    }
+  }
+}

@@ -25,14 +25,20 @@
 //           Runs     Skips  Failures  Name
 //              2         1         0  InferType
 // ("%10zu%10zu%10zu  %s" per row, in first-seen order.) The counts survive
-// exit_pass_ctx; reset() clears them. One thread at a time.
+// exit_pass_ctx; reset() clears them. Thread-safe (SPEC §11.8): the hooks
+// take a lock and each thread's last question is kept apart, so a parallel
+// nest's units count exactly as a serial run's (the counts are sums; the
+// first-seen order of names may follow the threads' interleaving).
 #pragma once
 
 #include <cstddef>
 #include <cstdio>
 #include <exception>
+#include <map>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -51,37 +57,65 @@ struct PassCounts {
 
 class PassStatistics {
  public:
+  PassStatistics() = default;
+  PassStatistics(const PassStatistics& other) {
+    const std::lock_guard lock(other.mutex_);
+    rows_ = other.rows_;
+    index_ = other.index_;
+    asked_ = other.asked_;
+  }
+  PassStatistics& operator=(const PassStatistics& other) {
+    if (this != &other) {
+      PassStatistics copy(other);
+      const std::lock_guard lock(mutex_);
+      rows_ = std::move(copy.rows_);
+      index_ = std::move(copy.index_);
+      asked_ = std::move(copy.asked_);
+    }
+    return *this;
+  }
+  ~PassStatistics() = default;
+
   std::string_view name() const noexcept { return "PassStatistics"; }
+  // Its hooks may run on several threads at once (SPEC §11.8).
+  static constexpr bool thread_safe = true;
 
   // should_run: counts the question; always says run.
   template <class IR>
   bool should_run(const IR&, const PassInfo& info) {
+    const std::lock_guard lock(mutex_);
     const std::size_t i = row(info.name);
     ++rows_[i].asked;
-    asked_ = i;
+    asked_[std::this_thread::get_id()] = i;
     return true;
   }
 
   // run_before_pass: the pass runs.
   template <class IR>
   void run_before_pass(const IR&, const PassInfo& info) {
+    const std::lock_guard lock(mutex_);
     const std::size_t i = row(info.name);
     ++rows_[i].counts.runs;
-    if (asked_ == i) ++rows_[i].asked_and_ran;
-    asked_ = none;
+    if (const auto it = asked_.find(std::this_thread::get_id()); it != asked_.end()) {
+      if (it->second == i) ++rows_[i].asked_and_ran;
+      asked_.erase(it);
+    }
   }
 
   // run_after_pass_failed: the pass ended with an exception.
   void run_after_pass_failed(const PassInfo& info, const std::exception_ptr&) {
+    const std::lock_guard lock(mutex_);
     ++rows_[row(info.name)].counts.failures;
   }
 
   PassCounts counts(std::string_view name) const {
+    const std::lock_guard lock(mutex_);
     auto it = index_.find(name);
     return it == index_.end() ? PassCounts{} : counts_of(rows_[it->second]);
   }
 
   std::vector<std::pair<std::string, PassCounts>> rows() const {
+    const std::lock_guard lock(mutex_);
     std::vector<std::pair<std::string, PassCounts>> out;
     out.reserve(rows_.size());
     for (const auto& r : rows_) out.emplace_back(r.name, counts_of(r));
@@ -89,6 +123,7 @@ class PassStatistics {
   }
 
   std::string table() const {
+    const std::lock_guard lock(mutex_);
     std::string out = "Pass statistics:\n      Runs     Skips  Failures  Name\n";
     for (const auto& r : rows_) {
       const PassCounts c = counts_of(r);
@@ -102,14 +137,13 @@ class PassStatistics {
   }
 
   void reset() {
+    const std::lock_guard lock(mutex_);
     rows_.clear();
     index_.clear();
-    asked_ = none;
+    asked_.clear();
   }
 
  private:
-  static constexpr std::size_t none = static_cast<std::size_t>(-1);
-
   struct Row {
     std::string name;
     PassCounts counts;
@@ -137,7 +171,8 @@ class PassStatistics {
 
   std::vector<Row> rows_;
   std::unordered_map<std::string, std::size_t, Hash, std::equal_to<>> index_;
-  std::size_t asked_ = none;
+  std::map<std::thread::id, std::size_t> asked_;  // per thread: the row of its last should_run
+  mutable std::mutex mutex_;
 };
 
 }  // namespace passinfra
