@@ -1104,3 +1104,54 @@ TEST_CASE("acceptance MLIR crash-recovery.mlir: the local reproducer is the fail
     }
   }
 }
+
+// ------------------------------------------------------------ -verify-each=true
+
+TEST_CASE(
+    "acceptance MLIR pass-timing.mlir -verify-each=true: VerifierInstrument in a nest, parallel as its options say") {
+  // MLIR verifies after every pass, on every thread. passinfra's VerifierInstrument
+  // is thread-safe when its options say the user's check is (SPEC §11.8); then a
+  // nest runs in parallel under it, with the checks of a serial run.
+  pi::ThreadPool pool(2);
+  TinyRegistries r;
+  const std::string text = "function(EliminateCommonSubexpr,CanonicalizeOps)";
+  const auto static_nest = pi::nest<Function>(tinyir::EliminateCommonSubexpr{}, tinyir::CanonicalizeOps{});
+  struct Checked {
+    std::mutex m;
+    std::map<std::string, int> by_ir;  // "module" / "function": checks made
+  };
+  for (const bool declared : {true, false}) {
+    for (const Layer layer : {Layer::static_layer, Layer::dynamic_layer}) {
+      for (const Mode mode : {Mode::serial, Mode::parallel}) {
+        CAPTURE(declared);
+        CAPTURE(to_string(layer));
+        CAPTURE(to_string(mode));
+        Checked checked;
+        auto check = [&checked](const auto& ir) {
+          const std::lock_guard lock(checked.m);
+          ++checked.by_ir[std::is_same_v<std::remove_cvref_t<decltype(ir)>, Module> ? "module" : "function"];
+          return true;
+        };
+        pi::VerifierInstrument verifier(check, {}, {.verify_input = true, .thread_safe = declared});
+        CHECK(verifier.thread_safe() == declared);
+        LogCapture logs;
+        const Module input = tinyir::parse(kFooBar, "verify-each");
+        if (layer == Layer::static_layer) {
+          auto ctx = pi::make_pass_context<Module>(options_for(mode, pool, 3), std::ref(verifier));
+          (void)pi::run(static_nest, input, ctx);
+        } else {
+          const auto nest = pi::parse_pipeline<Module>(text, r.modules);
+          pi::PassContext<Module> ctx(options_for(mode, pool, 3), {pi::AnyInstrument<Module>(std::ref(verifier))});
+          (void)pi::run(nest, input, ctx);
+        }
+        // The module: the nest's input and output. Each function: after each of its
+        // 6 passes (2 required InferType, 2 passes, 2 follow-up InferType); never a
+        // unit pass's input (the nest is the outermost pass).
+        CHECK(checked.by_ir == std::map<std::string, int>{{"function", 12}, {"module", 2}});
+        CHECK(verifier.verified() == 14);
+        CHECK(logs.contains("running units serially: instrument 'VerifierInstrument' is not thread-safe") ==
+              (mode == Mode::parallel && !declared));
+      }
+    }
+  }
+}

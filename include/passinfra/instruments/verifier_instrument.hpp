@@ -1,6 +1,6 @@
 // passinfra/instruments/verifier_instrument.hpp — check the IR after every pass.
 //
-// VerifierOptions{verify_input = true}
+// VerifierOptions{verify_input = true, thread_safe = false}
 // VerificationError                       passinfra::Error; e.pass_name(), e.detail(), e.on_input()
 // VerifierInstrument(fn, filter = {}, options = {})   fn(const IR&) -> bool (true: valid), or
 //                                         -> std::optional<std::string> (a message: invalid)
@@ -18,22 +18,31 @@
 // The error is thrown from a hook, so (SPEC §3) the after hooks of the
 // instruments listed after this one do not run for that pass, and the error
 // propagates out of run(); list the verifier last. Instruments with
-// run_after_pass_failed learn of it for the enclosing passes. One thread at
-// a time.
+// run_after_pass_failed learn of it for the enclosing passes.
+//
+// Threads (SPEC §11.8: "as its options say"): fn is the user's, so the
+// instrument is thread-safe only when `thread_safe` says fn may run on
+// several threads at once; then a parallel nest runs under it. The nesting
+// depth is kept per thread, and a pass inside a nest's unit pipeline is never
+// outermost (its nest is), so the same checks run serially and in parallel.
 #pragma once
 
 #include <concepts>
 #include <cstddef>
 #include <exception>
 #include <functional>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <type_traits>
 #include <utility>
 
 #include "passinfra/core/error.hpp"
 #include "passinfra/core/pass_info.hpp"
+#include "passinfra/core/pipeline_info.hpp"
 #include "passinfra/core/units.hpp"
 #include "passinfra/detail/type_name.hpp"
 #include "passinfra/instruments/output.hpp"
@@ -42,6 +51,7 @@ namespace passinfra {
 
 struct VerifierOptions {
   bool verify_input = true;
+  bool thread_safe = false;  // fn may be called from several threads at once
 };
 
 class VerificationError : public Error {
@@ -74,30 +84,68 @@ class VerifierInstrument {
  public:
   explicit VerifierInstrument(F verify, PassFilter filter = {}, VerifierOptions options = {})
       : verify_(std::move(verify)), filter_(std::move(filter)), options_(options) {}
+  VerifierInstrument(const VerifierInstrument& other)
+      : verify_(other.verify_),
+        filter_(other.filter_),
+        options_(other.options_),
+        depth_(other.depths()),
+        verified_(other.verified_) {}
+  VerifierInstrument(VerifierInstrument&& other) noexcept(std::is_nothrow_move_constructible_v<F>)
+      : verify_(std::move(other.verify_)),
+        filter_(std::move(other.filter_)),
+        options_(other.options_),
+        depth_(std::move(other.depth_)),
+        verified_(other.verified_) {}
+  VerifierInstrument& operator=(const VerifierInstrument& other)
+    requires std::is_copy_assignable_v<F>
+  {
+    if (this != &other) {
+      auto depths = other.depths();
+      verify_ = other.verify_;
+      filter_ = other.filter_;
+      options_ = other.options_;
+      verified_ = other.verified_;
+      const std::lock_guard lock(mutex_);
+      depth_ = std::move(depths);
+    }
+    return *this;
+  }
+  ~VerifierInstrument() = default;
 
   std::string_view name() const noexcept { return "VerifierInstrument"; }
+  // SPEC §11.8: thread-safe when the options say fn is.
+  bool thread_safe() const noexcept { return options_.thread_safe; }
 
-  void exit_pass_ctx() noexcept { depth_ = 0; }
+  void exit_pass_ctx() noexcept {
+    const std::lock_guard lock(mutex_);
+    depth_.clear();
+  }
 
   // run_before_pass: counts the nesting; checks the input of an outermost pass.
   template <class IR>
   void run_before_pass(const IR& ir, const PassInfo& info) {
-    if (options_.verify_input && depth_ == 0 && filter_.matches(info.name)) check(ir, info, true);
-    ++depth_;
+    if (options_.verify_input && filter_.matches(info.name) && current_pipeline() == nullptr) {
+      bool outermost = false;
+      {
+        const std::lock_guard lock(mutex_);
+        outermost = depth_.find(std::this_thread::get_id()) == depth_.end();
+      }
+      if (outermost) check(ir, info, true);  // a throw leaves the depth as it was
+    }
+    const std::lock_guard lock(mutex_);
+    ++depth_[std::this_thread::get_id()];
   }
 
   // run_after_pass: checks the output.
   template <class IR>
   void run_after_pass(const IR& ir, const PassInfo& info) {
-    if (depth_ > 0) --depth_;
+    leave();
     if (filter_.matches(info.name)) check(ir, info, false);
   }
 
-  void run_after_pass_failed(const PassInfo&, const std::exception_ptr&) noexcept {
-    if (depth_ > 0) --depth_;
-  }
+  void run_after_pass_failed(const PassInfo&, const std::exception_ptr&) noexcept { leave(); }
 
-  std::size_t verified() const noexcept { return verified_; }
+  std::size_t verified() const noexcept { return verified_.get(); }
 
  private:
   template <class IR>
@@ -125,11 +173,23 @@ class VerifierInstrument {
     }
   }
 
+  void leave() noexcept {
+    const std::lock_guard lock(mutex_);
+    const auto it = depth_.find(std::this_thread::get_id());
+    if (it == depth_.end()) return;
+    if (--it->second == 0) depth_.erase(it);
+  }
+  std::map<std::thread::id, std::size_t> depths() const {
+    const std::lock_guard lock(mutex_);
+    return depth_;
+  }
+
   F verify_;
   PassFilter filter_;
   VerifierOptions options_;
-  std::size_t depth_ = 0;
-  std::size_t verified_ = 0;
+  mutable std::mutex mutex_;
+  std::map<std::thread::id, std::size_t> depth_;  // per thread: passes running under this instrument
+  detail::SharedCount verified_;
 };
 
 }  // namespace passinfra
