@@ -2,23 +2,32 @@
 // tests, written for passinfra with DESIGN's names:
 //
 //   mlir/unittests/Pass/PassManagerTest.cpp
-//     OpSpecificAnalysis    a unit pass annotating each function (by name, and via
+//     OpSpecificAnalysis    a unit pass annotating each function (by name; and via
 //                           analyses inside the nest: skipped until SPEC §11.13 lands)
 //     PassInstrumentation   instrument hooks that throw around a unit pass
 //     ExecutionAction       an instrument that lets only each unit's first pass run
 //     InvalidPass           a pass at the wrong level; an emptied nest runs and keeps the IR
 //     PassInitialization    no counterpart (passinfra passes are const, nothing to initialize)
-//     PassReRegistration    registering a unit-level name twice is an error (MLIR replaces)
-//   mlir/test/Pass/pass-timing.mlir      the tree with one entry per unit (§11.7), the list
-//   mlir/test/Pass/ir-printing.mlir      PrintIRBefore/After/Changed inside a nest, per unit
-//   mlir/test/Pass/pipeline-parsing.mlir function(...) text, round trips and errors (§11.11)
+//     PassReRegistration    another pass under a registered unit-level name is an error
+//                           (MLIR replaces it)
+//   mlir/test/Pass/pass-timing.mlir      PIPELINE/LIST/MT_PIPELINE: one entry per unit
+//                                        (§11.7); NESTED_PIPELINE, DYNAMIC-PIPELINE (a pass
+//                                        running a nest); -verify-each (VerifierInstrument)
+//   mlir/test/Pass/ir-printing.mlir      BEFORE(_ALL), AFTER(_ALL), AFTER_ALL_CHANGE,
+//                                        AFTER_FAILURE: PrintIR* inside a nest, per unit
+//   mlir/test/Pass/pipeline-parsing.mlir function(...) text, round trips, CHECK_ERROR_1..5,
+//                                        did-you-mean; nests of nests (a three-level IR:
+//                                        static; the dynamic layer is skipped, see there)
+//   mlir/test/Pass/pipeline-stats.mlir   counters of function(FoldConstant,FoldConstant)
+//   mlir/test/Pass/crash-recovery.mlir   the local reproducer: the failing unit's input
 //
 // Each scenario runs on the static layer (nest<Unit>, make_pass_context) and the
 // dynamic one (DynamicNest, pipeline text, PassContext<IR>), serially and on a
-// passinfra::ThreadPool, whose output must be byte for byte the serial one's.
+// passinfra::ThreadPool, whose output must be byte for byte the serial one's; a
+// parallel run checks that it was parallel (no "running units serially" log line).
 // MLIR's nests are OpPassManagers (func.func(...)); passinfra's are Nest/DynamicNest
 // over unit_traits (tests/support/unit_ir.hpp's UModule -> UFunc, tinyir's
-// Module -> Function).
+// Module -> Function, and a program -> module -> function IR defined below).
 #include <doctest/doctest.h>
 
 #include <algorithm>
