@@ -65,7 +65,9 @@
 // `'CanonicalizeOps' is a function pass: nest it, as function(CanonicalizeOps)`;
 // a name inside a nest that only the parent's registry has says
 // `'ToANormalForm' is not a function pass`; other unknown names inside a nest
-// get the unit registry's closest names.
+// get the unit registry's closest names. An unknown name written with passes
+// as items (a misspelt `sequential` or nest kind, `functon(FoldConstant)`)
+// gets the closest of the names that take passes.
 #pragma once
 
 #include <algorithm>
@@ -530,6 +532,16 @@ AnyPass<IR> build_pipeline(const PipelineNode& node, std::string_view text, cons
   }
   if (!node.children.empty()) {
     const auto kinds = registry.nest_names();
+    if (!registry.contains(node.name)) {
+      // Unknown and written with passes: a misspelt `sequential` or nest kind
+      // (MLIR: "does not refer to a registered pass or pass pipeline"); the
+      // closest names are those that take passes, not the passes.
+      std::vector<std::string> takers(kinds.begin(), kinds.end());
+      takers.emplace_back(sequential_name);
+      fail(node.column, "unknown pass name '" + clipped(node.name) + "' with passes as items; expected 'sequential'" +
+                            (kinds.empty() ? std::string() : " or a nest kind") +
+                            suggestion_text(node.name, takers, "names that take passes"));
+    }
     fail(node.children.front().column,
          "expected an option key=value in the options of '" + clipped(node.name) + "' (only 'sequential'" +
              (kinds.empty() ? std::string(" takes passes")
