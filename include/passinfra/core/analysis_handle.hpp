@@ -14,6 +14,11 @@
 // HasAnalyses<Ctx>                    ctx.analyses() is a handle (the context may hold a manager)
 // analyses_available(ctx)             ... and holds one now (a dynamic context or a
 //                                     ContextRef may hold none)
+// UnitAnalysisHandle<M, Set>          ctx.analyses() inside a nest's unit (SPEC §11.13): the
+//                                     parent's manager seen from one unit: function analyses
+//                                     computed and cached, module results read-only
+//                                     (get<A>(parent) of an uncached one throws Error),
+//                                     get_cached_parent<A>(), the marks; no invalidate / clear
 //
 // A pass that uses analyses when there are some, and runs without:
 //
@@ -27,6 +32,7 @@
 // any pass they are a passinfra::Error (SPEC §10.8).
 #pragma once
 
+#include <optional>
 #include <string_view>
 #include <type_traits>
 #include <utility>
@@ -180,6 +186,110 @@ class AnalysisHandle {
  private:
   manager_type* am_;
   Ctx* ctx_;
+};
+
+namespace detail {
+
+// NestAnalyses<M>: the analysis state of one nest run under a context with
+// a manager M for the nest's parent (SPEC §11.13): the manager, and the
+// intersection of the effective preserved sets of the unit-level passes
+// that ran (empty: none ran). Unit-level run() (core/run.hpp) adds to it;
+// the nest invalidates module results with it when every unit finished.
+template <class M>
+struct NestAnalyses {
+  M* am = nullptr;
+  std::optional<PreservedAnalyses> common{};
+
+  void ran(const PreservedAnalyses& effective) {
+    if (!common) {
+      common = effective;
+    } else {
+      common->intersect(effective);
+    }
+  }
+};
+
+}  // namespace detail
+
+// UnitAnalysisHandle<M, Set>: ctx.analyses() inside a unit of a nest (SPEC
+// §11.13). `Set` is the instrument set whose analysis hooks fire (the
+// outer context's); the IR of every request is the nest's parent.
+template <class M, class Set>
+class UnitAnalysisHandle {
+ public:
+  using manager_type = M;
+  using ir_type = typename manager_type::ir_type;
+  using function_type = detail::function_param_t<ir_type>;
+
+  UnitAnalysisHandle(manager_type& am, Set& set) noexcept : am_(&am), set_(&set) {}
+
+  manager_type& manager() const noexcept { return *am_; }
+
+  // get<A>(parent): a module result: the cached one, else passinfra::Error
+  // (module results are read-only inside a nest; the manager says which
+  // nest and unit).
+  template <class A>
+  const typename A::result_type& get(const ir_type& ir) const {
+    if constexpr (!(manager_type::template check_get<A>() && manager_type::template check_module<A>())) {
+      return detail::not_reached<typename A::result_type>();  // a static_assert has said why
+    } else {
+      return am_->template get_for<A>(ir, *set_, nullptr);
+    }
+  }
+  // get<A>(parent, fn): a function result for the unit's function, cached or computed now.
+  template <class A>
+  const typename A::result_type& get(const ir_type& ir, const function_type& fn) const {
+    if constexpr (!(manager_type::template check_get<A>() && manager_type::template check_function<A>())) {
+      return detail::not_reached<typename A::result_type>();
+    } else {
+      return am_->template get_for<A>(ir, fn, *set_, nullptr);
+    }
+  }
+  const detail::ErasedResult& get(std::string_view name, const ir_type& ir) const {
+    detail::SinkRef<ir_type> sink(*set_);
+    return am_->get_erased(name, ir, nullptr, &sink);
+  }
+  const detail::ErasedResult& get(std::string_view name, const ir_type& ir, const function_type& fn) const {
+    detail::SinkRef<ir_type> sink(*set_);
+    return am_->get_erased(name, ir, &fn, &sink);
+  }
+  template <class A>
+  const typename A::result_type* get_cached() const {
+    return std::as_const(*am_).template get_cached<A>();
+  }
+  template <class A>
+  const typename A::result_type* get_cached(const function_type& fn) const {
+    return std::as_const(*am_).template get_cached<A>(fn);
+  }
+  // get_cached_parent<A>(): the cached module result or null; never
+  // computes (MLIR's getCachedParentAnalysis).
+  template <class A>
+  const typename A::result_type* get_cached_parent() const {
+    if constexpr (!manager_type::template check_module<A>()) {
+      return nullptr;
+    } else {
+      return std::as_const(*am_).template get_cached<A>();
+    }
+  }
+
+  // Marks (SPEC §10.4): the innermost running unit-level pass's.
+  template <class... As>
+  void preserve() const {
+    am_->marks("ctx.analyses().preserve<...>()").template preserve<As...>();
+  }
+  void preserve(std::string_view name) const { preserve(am_->key_of(name)); }
+  void preserve(AnalysisKey key) const { am_->marks("ctx.analyses().preserve(key)").preserve(key); }
+  void preserve_all() const { am_->marks("ctx.analyses().preserve_all()").preserve_all(); }
+  template <class... As>
+  void abandon() const {
+    am_->marks("ctx.analyses().abandon<...>()").template abandon<As...>();
+  }
+  void abandon(std::string_view name) const { abandon(am_->key_of(name)); }
+  void abandon(AnalysisKey key) const { am_->marks("ctx.analyses().abandon(key)").abandon(key); }
+
+ private:
+  manager_type* am_;
+  Set* set_;
 };
 
 }  // namespace passinfra

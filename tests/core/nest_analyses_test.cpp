@@ -1,0 +1,240 @@
+// Analyses inside nests (docs/spec.md §11.13), static layer: the units of a
+// nest are analysis units: function results cached per unit and invalidated
+// after each unit-level pass with its effective set, module results
+// read-only in units and invalidated once after the nest with the
+// intersection of the unit passes' sets, failure empties the manager.
+#include <doctest/doctest.h>
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <passinfra/core.hpp>
+
+#include "support/analysis_ir.hpp"
+#include "support/nest_analyses.hpp"
+
+using namespace pitest;
+namespace pi = passinfra;
+
+namespace {
+
+using Events = std::vector<std::string>;
+
+// Events that are pass, pipeline or analysis hooks, without the recorder's name.
+Events hooks_of(const Events& events) {
+  Events out;
+  for (const auto& e : events) {
+    if (e.rfind("r ", 0) == 0) out.push_back(e.substr(2));
+  }
+  return out;
+}
+
+template <class M>
+Events cached(const M& am) {
+  Events out;
+  am.for_each_cached([&](const pi::AnalysisInfo& info, const auto&) { out.push_back(analysis_text(info)); });
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("nest analyses: function results cached per unit, reused, dropped after a unit pass not preserving them") {
+  runs().clear();
+  EventLog log;
+  URec r = urecorder(log);
+  NestManager am;
+  auto ctx = pi::make_pass_context<AModule>({}, am, std::ref(r));
+  // U1 computes and preserves FunctionSum; U2 reuses it and drops it; U3 computes it again.
+  using N = pi::Nest<AFunc, FUse<"U1", FunctionSum>, FUse<"U2">, FUse<"U3", FunctionSum>>;
+  AModule out = pi::run(N{}, make_module(&log), ctx);
+  CHECK(runs()["FunctionSum@f"] == 2);
+  CHECK(runs()["FunctionSum@g"] == 2);
+  CHECK(runs()["FunctionSum@h"] == 2);
+  const Events expected_f{"before_pass function",
+                          "before_pass U1@f",
+                          "before_analysis FunctionSum@f",
+                          "after_analysis FunctionSum@f",
+                          "after_pass U1@f",
+                          "before_pass U2@f",
+                          "invalidated FunctionSum@f",
+                          "after_pass U2@f",
+                          "before_pass U3@f",
+                          "before_analysis FunctionSum@f",
+                          "after_analysis FunctionSum@f",
+                          "after_pass U3@f",
+                          "before_pass U1@g"};
+  const Events hooks = hooks_of(log.events);
+  REQUIRE(hooks.size() > expected_f.size());
+  CHECK(Events(hooks.begin(), hooks.begin() + static_cast<long>(expected_f.size())) == expected_f);
+  CHECK(hooks.back() == "after_pass function");
+  // The unit passes saw the results; the analysis read the parent module.
+  CHECK(count(log, "U1@f=6") == 1);
+  CHECK(count(log, "U2@f=6") == 1);
+  CHECK(count(log, "run FunctionSum@f") == 2);
+  // The last pass preserved FunctionSum and the nest invalidated only module results.
+  CHECK(cached(am) == Events{"FunctionSum@f", "FunctionSum@g", "FunctionSum@h"});
+  CHECK(out.functions.size() == 3);
+}
+
+TEST_CASE("nest analyses: marks made in a unit pass apply to that pass; get_cached(fn) sees the unit's result") {
+  runs().clear();
+  EventLog log;
+  URec r = urecorder(log);
+  NestManager am;
+  auto ctx = pi::make_pass_context<AModule>({}, am, std::ref(r));
+  using N = pi::Nest<AFunc, FUse<"U1">, FMarkKeepSum<"K">, FUse<"U2">, FCheckCached<"C">>;
+  (void)pi::run(N{}, make_module(&log), ctx);
+  // U1 computed it and dropped it; K recomputed it and marked it preserved; U2 reused it and dropped it.
+  CHECK(runs()["FunctionSum@g"] == 2);
+  CHECK(count(log, "C@g cached=0") == 1);
+  CHECK(count(log, "K@g cached=1") == 1);
+  CHECK(am.empty());
+}
+
+TEST_CASE("nest analyses: module results are read-only in units; get of an uncached one throws the SPEC's Error") {
+  runs().clear();
+  EventLog log;
+  URec r = urecorder(log);
+  NestManager am;
+  auto ctx = pi::make_pass_context<AModule>({}, am, std::ref(r));
+  AModule m = make_module(&log);
+  const long& sum = am.get<ModuleSum>(m);
+  using N = pi::Nest<AFunc, FReadModule<"RM">>;
+  (void)pi::run(N{}, std::move(m), ctx);
+  CHECK(runs()["ModuleSum"] == 1);  // never computed in a unit
+  CHECK(runs()["Derived"] == 0);
+  CHECK(count(log, "RM@f parent=" + std::to_string(sum) + " same=1") == 1);
+  CHECK(count(log, "RM@h parent=" + std::to_string(sum) + " same=1") == 1);
+  CHECK(count(log, 
+            "RM@g error=passinfra: module analysis 'Derived' cannot be computed inside nest 'function' (unit '@g'); compute it "
+            "before the nest, e.g. with require(analysis=\"Derived\")") == 1);
+  // No hook fired for the refused computation.
+  CHECK(count(log, "r before_analysis Derived") == 0);
+  // A function analysis that needs an uncached module result is refused too (its deps).
+  am.clear();
+  runs().clear();
+  using N2 = pi::Nest<AFunc, FUseSize<"S">>;
+  try {
+    (void)pi::run(N2{}, make_module(&log), ctx);
+    FAIL("expected an Error");
+  } catch (const pi::Error& e) {
+    CHECK(std::string(e.what()) ==
+          "passinfra: module analysis 'ModuleSum' cannot be computed inside nest 'function' (unit '@f'); compute it before the "
+          "nest, e.g. with require(analysis=\"ModuleSum\")");
+  }
+  CHECK(runs()["ModuleSum"] == 0);
+  CHECK(am.empty());
+  // Computed before the nest (the SPEC's suggestion), the same nest runs.
+  (void)pi::run(pi::RequireAnalysis<ModuleSum>{}, make_module(&log), ctx);
+  (void)pi::run(N2{}, make_module(&log), ctx);
+  CHECK(runs()["FunctionSize@f"] == 1);
+  // Outside a nest, the manager computes module results again.
+  am.clear();
+  CHECK(am.get<Derived>(make_module()) == 137);
+}
+
+TEST_CASE("nest analyses: module results invalidated once after the nest with the intersection of the unit sets") {
+  runs().clear();
+  EventLog log;
+  URec r = urecorder(log);
+  NestManager am;
+  auto ctx = pi::make_pass_context<AModule>({}, am, std::ref(r));
+  AModule m = make_module(&log);
+  am.get<ModuleSum>(m);
+  am.get<Derived>(m);  // reads ModuleSum
+  am.get<Tagged>(m);
+  // A keeps {ModuleSum, Tagged}; B computes FunctionSum and FunctionSize (which reads ModuleSum) and keeps
+  // {FunctionSum, FunctionSize, Tagged}: the intersection keeps Tagged only.
+  using N = pi::Nest<AFunc, FTouch<"A", ModuleSum, Tagged>, FUseBoth<"B", FunctionSum, FunctionSize, Tagged>>;
+  (void)pi::run(N{}, std::move(m), ctx);
+  const Events hooks = hooks_of(log.events);
+  // Nothing was dropped while the units ran (each unit pass kept its unit's results).
+  const auto first_drop = std::find_if(hooks.begin(), hooks.end(),
+                                       [](const std::string& e) { return e.rfind("invalidated", 0) == 0; });
+  REQUIRE(first_drop != hooks.end());
+  CHECK(*(first_drop - 1) == "after_pass B@h");
+  // Module results dropped once, in storage order, with the function results that read one
+  // (the cascade), before the nest's run_after_pass; FunctionSum (not in the intersection) is
+  // kept: the final invalidation does not touch function results.
+  const Events tail(first_drop, hooks.end());
+  CHECK(tail == Events{"invalidated ModuleSum", "invalidated Derived", "invalidated FunctionSize@f",
+                       "invalidated FunctionSize@g", "invalidated FunctionSize@h", "after_pass function"});
+  CHECK(cached(am) == Events{"Tagged", "FunctionSum@f", "FunctionSum@g", "FunctionSum@h"});
+}
+
+TEST_CASE("nest analyses: a nest whose unit passes are all skipped, or without units, preserves everything") {
+  runs().clear();
+  EventLog log;
+  URec r = urecorder(log);
+  NestManager am;
+  pi::PassContextOptions options;
+  options.disabled_pass = {"A", "B"};
+  auto ctx = pi::make_pass_context<AModule>(std::move(options), am, std::ref(r));
+  AModule m = make_module(&log);
+  am.get<ModuleSum>(m);
+  am.get<FunctionSum>(m, m.functions[0]);
+  using N = pi::Nest<AFunc, FTouch<"A">, FTouch<"B">>;
+  (void)pi::run(N{}, m, ctx);
+  CHECK(count(log, "r invalidated ModuleSum") == 0);
+  CHECK(cached(am) == Events{"ModuleSum", "FunctionSum@f"});
+  // A nest with no unit (every function external) and a nest with no children.
+  auto ctx2 = pi::make_pass_context<AModule>({}, am, std::ref(r));
+  AModule ext = m;
+  for (auto& f : ext.functions) f.external = true;
+  (void)pi::run(pi::Nest<AFunc, FTouch<"A">>{}, ext, ctx2);
+  (void)pi::run(pi::Nest<AFunc>{}, m, ctx2);
+  CHECK(cached(am) == Events{"ModuleSum", "FunctionSum@f"});
+  // Not a nest: a unit pass that ran and kept nothing drops its unit's results, and the nest's
+  // module results after the nest.
+  (void)pi::run(pi::Nest<AFunc, FTouch<"A">>{}, m, ctx2);
+  CHECK(am.empty());
+}
+
+TEST_CASE("nest analyses: a failing unit leaves the manager empty before the nest's run_after_pass_failed") {
+  runs().clear();
+  EventLog log;
+  URec r = urecorder(log);
+  NestManager am;
+  auto ctx = pi::make_pass_context<AModule>({}, am, std::ref(r));
+  AModule m = make_module(&log);
+  am.get<ModuleSum>(m);
+  am.get<Tagged>(m);
+  using N = pi::Nest<AFunc, FUse<"U", FunctionSum>, FThrowOn<"T", "g">>;
+  CHECK_THROWS_AS(pi::run(N{}, std::move(m), ctx), TestError);
+  CHECK(am.empty());
+  const Events hooks = hooks_of(log.events);
+  const Events expected_tail{"before_pass T@g",
+                             "invalidated ModuleSum",
+                             "invalidated Tagged",
+                             "invalidated FunctionSum@g",
+                             "after_pass_failed T",
+                             "after_pass_failed function"};
+  REQUIRE(hooks.size() >= expected_tail.size());
+  CHECK(Events(hooks.end() - static_cast<long>(expected_tail.size()), hooks.end()) == expected_tail);
+  // (FunctionSum@f went after T@f, which keeps nothing.)
+  for (const char* name : {"ModuleSum", "Tagged", "FunctionSum@f", "FunctionSum@g"}) {
+    CHECK(count(log, "r invalidated " + std::string(name)) == 1);
+  }
+  // A throw that is not a unit pass's body (a unit-level hook) empties it too.
+  AModule m2 = make_module(&log);
+  am.get<ModuleSum>(m2);
+  URec bad = urecorder(log);
+  bad.name = "bad";
+  bad.fail_at = AHook::before_pass;
+  bad.fail_on = "U@g";
+  auto ctx2 = pi::make_pass_context<AModule>({}, am, std::ref(bad));
+  CHECK_THROWS_AS(pi::run(pi::Nest<AFunc, FUse<"U", FunctionSum>>{}, std::move(m2), ctx2), TestError);
+  CHECK(am.empty());
+}
+
+TEST_CASE("nest analyses: without a manager a nest runs as before; with one and an executor it runs serially") {
+  runs().clear();
+  EventLog log;
+  // No manager: the unit context's analyses() is NoAnalysisManager (not used here), nothing cached.
+  auto plain = pi::make_pass_context<AModule>({});
+  AModule out = pi::run(pi::Nest<AFunc, FTouch<"A">>{}, make_module(&log), plain);
+  CHECK(count(log, "A@h") == 1);
+  CHECK(out.functions.size() == 3);
+}
