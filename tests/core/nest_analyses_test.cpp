@@ -18,27 +18,6 @@
 using namespace pitest;
 namespace pi = passinfra;
 
-namespace {
-
-using Events = std::vector<std::string>;
-
-// Events that are pass, pipeline or analysis hooks, without the recorder's name.
-Events hooks_of(const Events& events) {
-  Events out;
-  for (const auto& e : events) {
-    if (e.rfind("r ", 0) == 0) out.push_back(e.substr(2));
-  }
-  return out;
-}
-
-template <class M>
-Events cached(const M& am) {
-  Events out;
-  am.for_each_cached([&](const pi::AnalysisInfo& info, const auto&) { out.push_back(analysis_text(info)); });
-  return out;
-}
-
-}  // namespace
 
 TEST_CASE("nest analyses: function results cached per unit, reused, dropped after a unit pass not preserving them") {
   runs().clear();

@@ -9,6 +9,8 @@
 // NestManager                     a manager listing ModuleSum, Derived, Tagged, FunctionSum,
 //                                 FunctionSize
 // count(log, e)                   how many times e was recorded
+// hooks_of(events) / cached(am)   the recorder "r"'s events without its name / the cached
+//                                 results ("Name", "Name@fn") in storage order
 // Unit passes (each records "<Name>@<fn>..." on the parent's log; Ps...: its preserves<...>):
 //   FTouch<N, Ps...>              body += {0}
 //   FUse<N, Ps...>                gets FunctionSum for its unit: "N@f=<sum>"
@@ -77,6 +79,25 @@ inline URec urecorder(EventLog& log) {
 
 using NestManager =
     passinfra::AnalysisManager<AModule, passinfra::analyses<ModuleSum, Derived, Tagged, FunctionSum, FunctionSize>>;
+
+using Events = std::vector<std::string>;
+
+// hooks_of(events): the recorder "r"'s events, without its name.
+inline Events hooks_of(const Events& events) {
+  Events out;
+  for (const auto& e : events) {
+    if (e.rfind("r ", 0) == 0) out.push_back(e.substr(2));
+  }
+  return out;
+}
+
+// cached(am): the cached results, "Name" or "Name@fn", in storage order.
+template <class M>
+Events cached(const M& am) {
+  Events out;
+  am.for_each_cached([&](const passinfra::AnalysisInfo& info, const auto&) { out.push_back(analysis_text(info)); });
+  return out;
+}
 
 inline long count(const EventLog& log, const std::string& e) {
   return std::count(log.events.begin(), log.events.end(), e);

@@ -190,14 +190,18 @@ class AnalysisHandle {
 
 namespace detail {
 
-// NestAnalyses<M>: the analysis state of one nest run under a context with
-// a manager M for the nest's parent (SPEC §11.13): the manager, and the
-// intersection of the effective preserved sets of the unit-level passes
-// that ran (empty: none ran). Unit-level run() (core/run.hpp) adds to it;
-// the nest invalidates module results with it when every unit finished.
-template <class M>
+// NestAnalyses<Parent>: the analysis state of one nest run under a context
+// with a manager for the nest's parent (SPEC §11.13): the manager (as the
+// run-time table every manager derives from), the analysis hooks of the
+// context the nest runs under (for unit passes reached through a
+// ContextRef<Unit>), and the intersection of the effective preserved sets
+// of the unit-level passes that ran (empty: none ran). Unit-level run()
+// (core/run.hpp) adds to it; the nest invalidates module results with it
+// when every unit finished.
+template <class Parent>
 struct NestAnalyses {
-  M* am = nullptr;
+  AnalysisManager<Parent>* am = nullptr;
+  SinkRef<Parent> sink{};
   std::optional<PreservedAnalyses> common{};
 
   void ran(const PreservedAnalyses& effective) {

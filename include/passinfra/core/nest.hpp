@@ -94,8 +94,8 @@ struct nest_manager<Ctx, Parent> {
 // What a unit context holds for analyses when its context can have none.
 struct NoNestAnalyses {};
 
-template <class M>
-using nest_analyses_ptr = std::conditional_t<std::is_void_v<M>, NoNestAnalyses, NestAnalyses<M>*>;
+template <class M, class Parent>
+using nest_analyses_ptr = std::conditional_t<std::is_void_v<M>, NoNestAnalyses, NestAnalyses<Parent>*>;
 
 }  // namespace detail
 
@@ -107,7 +107,7 @@ class UnitContext {
   using outer_context_type = Ctx;
   // The manager the outer context may hold for Parent (void: none).
   using analysis_manager_type = typename detail::nest_manager<Ctx, Parent>::type;
-  using nest_analyses_type = detail::nest_analyses_ptr<analysis_manager_type>;
+  using nest_analyses_type = detail::nest_analyses_ptr<analysis_manager_type, Parent>;
 
   UnitContext(Ctx& outer, const Parent& parent, const PipelineInfo& info, nest_analyses_type analyses = {}) noexcept
       : outer_(&outer), parent_(&parent), info_(&info), analyses_(analyses) {}
@@ -170,7 +170,8 @@ class UnitContext {
             "PassContext<IR>(options, instruments, &am)");
       }
       using Set = std::remove_reference_t<decltype(outer_->instrument_set())>;
-      return UnitAnalysisHandle<analysis_manager_type, Set>(*analyses_->am, outer_->instrument_set());
+      return UnitAnalysisHandle<analysis_manager_type, Set>(static_cast<analysis_manager_type&>(*analyses_->am),
+                                                            outer_->instrument_set());
     }
   }
   // nest_analyses(): the nest run's analysis state (null: no manager);
@@ -329,14 +330,14 @@ struct NestRun {
   struct FreezeModules {
     FreezeModules(NA, const PipelineInfo&) noexcept {}
   };
-  template <class M>
-  struct FreezeModules<NestAnalyses<M>*> {
-    FreezeModules(NestAnalyses<M>* na, const PipelineInfo& info) noexcept
+  template <class P>
+  struct FreezeModules<NestAnalyses<P>*> {
+    FreezeModules(NestAnalyses<P>* na, const PipelineInfo& info) noexcept
         : am(na->am), previous(na->am->freeze_modules(&info)) {}
     FreezeModules(const FreezeModules&) = delete;
     FreezeModules& operator=(const FreezeModules&) = delete;
     ~FreezeModules() { am->freeze_modules(previous); }
-    M* am;
+    AnalysisManager<P>* am;
     const PipelineInfo* previous;
   };
 
@@ -349,7 +350,7 @@ struct NestRun {
   [[gnu::noinline]] static void run_analysed(const PassInfo& nest_info, NestOptions options, const Children& children,
                                              const Parent& parent, std::vector<UnitSlot<Unit>>& slots, Ctx& ctx,
                                              M& am) {
-    NestAnalyses<M> analyses{&am};
+    NestAnalyses<Parent> analyses{&am, SinkRef<Parent>(ctx.instrument_set()), {}};
     auto& set = ctx.instrument_set();
     try {
       if constexpr (requires { ctx.executor(); }) {

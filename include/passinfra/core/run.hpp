@@ -292,13 +292,26 @@ const PreservedAnalyses& declared_set(const P& pass) {
 template <class P, class Unit, class Ctx, class Gate, class Hooks>
 PASSINFRA_ALWAYS_INLINE Unit run_in_unit(const P& pass, Unit unit, Ctx& ctx, const Gate& gate, Hooks& hooks) {
   auto* na = ctx.nest_analyses();
-  if (na == nullptr) [[unlikely]]
-    return run_plain(pass, std::move(unit), ctx, gate, hooks);
+  if (na == nullptr) [[unlikely]] {
+    if constexpr (HasAnalyses<Ctx>) {
+      return run_with_analyses(pass, std::move(unit), ctx, gate, hooks);  // a ContextRef outside a nest
+    } else {
+      return run_plain(pass, std::move(unit), ctx, gate, hooks);
+    }
+  }
   auto& am = *na->am;
   using M = std::remove_reference_t<decltype(am)>;
   using Parent = typename M::ir_type;
   constexpr bool keyed = FunctionKeyedIR<Parent> && std::is_same_v<function_param_t<Parent>, Unit>;
-  auto& set = ctx.instrument_set();
+  // The analysis hooks: the outer context's set (UnitContext), else those
+  // the nest took from it (a ContextRef<Unit>, whose set has hooks for Unit only).
+  auto& set = [&]() -> auto& {
+    if constexpr (requires { ctx.outer(); }) {
+      return ctx.instrument_set();
+    } else {
+      return na->sink;
+    }
+  }();
   using Level = typename M::template PassLevel<std::remove_reference_t<decltype(set)>>;
   const Level level(am, set);
   auto body = [&](Unit in) -> Unit {
@@ -337,10 +350,10 @@ template <class P, class IR, class Ctx, class Gate, class Hooks>
 PASSINFRA_ALWAYS_INLINE IR run_gated(const P& pass, IR ir, Ctx& ctx, const Gate& gate, Hooks& hooks) {
   if constexpr (!check_run<P, IR, Ctx>()) {
     return ir;  // the static_assert above has said what is wrong
+  } else if constexpr (requires { ctx.nest_analyses(); }) {
+    return run_in_unit(pass, std::move(ir), ctx, gate, hooks);  // a unit's context (SPEC §11.13)
   } else if constexpr (HasAnalyses<Ctx>) {
     return run_with_analyses(pass, std::move(ir), ctx, gate, hooks);
-  } else if constexpr (requires { ctx.nest_analyses(); }) {
-    return run_in_unit(pass, std::move(ir), ctx, gate, hooks);
   } else {
     return run_plain(pass, std::move(ir), ctx, gate, hooks);
   }
