@@ -572,7 +572,7 @@ class ContextRef {
   }
   // nest_analyses(): inside a nest whose context has a manager for the
   // parent, the nest run's analysis state (what run() uses, core/run.hpp); else null.
-  detail::NestAnalyses<typename ir_traits<IR>::parent_type>* nest_analyses() const noexcept
+  auto nest_analyses() const noexcept
     requires HasParentType<IR>
   {
     return static_cast<detail::NestAnalyses<typename ir_traits<IR>::parent_type>*>(
