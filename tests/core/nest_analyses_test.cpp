@@ -7,10 +7,13 @@
 
 #include <functional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
 #include <passinfra/core.hpp>
+#include <passinfra/instruments/pass_timing_instrument.hpp>
+#include <passinfra/parallel/thread_pool.hpp>
 
 #include "support/analysis_ir.hpp"
 #include "support/nest_analyses.hpp"
@@ -208,12 +211,73 @@ TEST_CASE("nest analyses: a failing unit leaves the manager empty before the nes
   CHECK(am.empty());
 }
 
-TEST_CASE("nest analyses: without a manager a nest runs as before; with one and an executor it runs serially") {
+TEST_CASE("nest analyses: without a manager a nest runs as before") {
   runs().clear();
   EventLog log;
-  // No manager: the unit context's analyses() is NoAnalysisManager (not used here), nothing cached.
   auto plain = pi::make_pass_context<AModule>({});
   AModule out = pi::run(pi::Nest<AFunc, FTouch<"A">>{}, make_module(&log), plain);
   CHECK(count(log, "A@h") == 1);
-  CHECK(out.functions.size() == 3);
+  CHECK(out.functions.at(2).body.size() == 2);
+}
+
+TEST_CASE("nest analyses: with a manager and an executor the units run serially, with one INFO line") {
+  runs().clear();
+  pi::ThreadPool pool(2);
+  std::vector<std::string> lines;
+  std::vector<std::thread::id> threads;
+  EventLog log;
+  URec r = urecorder(log);
+  NestManager am;
+  {
+    const pi::ScopedLogSink sink([&](pi::LogLevel level, std::string_view message) {
+      if (level == pi::LogLevel::info) lines.emplace_back(message);
+    });
+    auto ctx = pi::make_pass_context<AModule>({.executor = pool}, am, std::ref(r));
+    using N = pi::Nest<AFunc, FUse<"U1", FunctionSum>, FUse<"U2">, FThreadOf>;
+    AModule m = make_module(&log);
+    m.functions.push_back({"k", {5}, false});
+    (void)pi::run(N{}, std::move(m), ctx);
+    threads = FThreadOf::seen();
+  }
+  REQUIRE(lines.size() == 1);
+  CHECK(lines[0] ==
+        "function: running units serially: the context has an analysis manager (analyses inside parallel nests "
+        "are not supported yet).");
+  REQUIRE(threads.size() == 4);
+  for (const auto& t : threads) CHECK(t == std::this_thread::get_id());
+  CHECK(runs()["FunctionSum@k"] == 1);
+  CHECK(count(log, "r invalidated FunctionSum@k") == 1);
+  // Without a manager the same nest still runs in parallel (no INFO line).
+  lines.clear();
+  {
+    const pi::ScopedLogSink sink([&](pi::LogLevel level, std::string_view message) {
+      if (level == pi::LogLevel::info) lines.emplace_back(message);
+    });
+    auto ctx = pi::make_pass_context<AModule>({.executor = pool});
+    (void)pi::run(pi::Nest<AFunc, FTouch<"A">>{}, make_module(), ctx);
+  }
+  CHECK(lines.empty());
+}
+
+TEST_CASE("nest analyses: timing shows an analysis under the unit pass that requested it, in its unit's entry") {
+  runs().clear();
+  NestManager am;
+  pi::PassTimingInstrument timing;
+  auto ctx = pi::make_pass_context<AModule>({}, am, std::ref(timing));
+  (void)pi::run(pi::Nest<AFunc, FUse<"U1", FunctionSum>, FUse<"U2">>{}, make_module(), ctx);
+  const auto tree = timing.profile();
+  REQUIRE(tree.size() == 1);
+  CHECK(tree[0].name == "function");
+  REQUIRE(tree[0].children.size() == 3);
+  const auto& unit_g = tree[0].children[1];
+  CHECK(unit_g.unit);
+  CHECK(unit_g.name == "@g");
+  REQUIRE(unit_g.children.size() == 2);
+  CHECK(unit_g.children[0].name == "U1");
+  REQUIRE(unit_g.children[0].children.size() == 1);
+  CHECK(unit_g.children[0].children[0].analysis);
+  CHECK(unit_g.children[0].children[0].name == "FunctionSum");
+  CHECK(unit_g.children[0].children[0].function == "g");
+  CHECK(unit_g.children[1].name == "U2");
+  CHECK(unit_g.children[1].children.empty());  // U2 read the cached result
 }

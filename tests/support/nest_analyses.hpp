@@ -21,11 +21,13 @@
 //   FReadModule<N>                get_cached_parent<ModuleSum>, get<ModuleSum>(parent), and
 //                                 get<Derived>(parent) (uncached: Error): "N@f parent=... same=1"
 //                                 or "N@f error=<what>"
+//   FThreadOf                     records the thread it ran on (FThreadOf::seen())
 //   FThrowOn<N, Fn>               throws TestError(9) on the function named Fn
 #pragma once
 
 #include <algorithm>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -194,6 +196,20 @@ struct FReadModule {
     const long& got = ctx.analyses().template get<ModuleSum>(ctx.parent());
     note(ctx.parent(), who + " parent=" + (cached ? std::to_string(*cached) : "null") +
                            " same=" + std::to_string(cached == &got));
+    return f;
+  }
+};
+
+// FThreadOf: records the thread each unit ran on (seen(), in order; clear() empties it).
+struct FThreadOf {
+  static constexpr passinfra::PassInfo info{"ThreadOf", 0};
+  using preserves = passinfra::preserves_all;
+  static std::vector<std::thread::id>& seen() {
+    static std::vector<std::thread::id> ids;
+    return ids;
+  }
+  AFunc transform(AFunc f, auto&) const {
+    seen().push_back(std::this_thread::get_id());  // serial: one thread at a time
     return f;
   }
 };
