@@ -21,7 +21,6 @@
 using namespace pitest;
 namespace pi = passinfra;
 
-
 TEST_CASE("nest analyses: function results cached per unit, reused, dropped after a unit pass not preserving them") {
   runs().clear();
   EventLog log;
@@ -89,9 +88,10 @@ TEST_CASE("nest analyses: module results are read-only in units; get of an uncac
   CHECK(runs()["Derived"] == 0);
   CHECK(count(log, "RM@f parent=" + std::to_string(sum) + " same=1") == 1);
   CHECK(count(log, "RM@h parent=" + std::to_string(sum) + " same=1") == 1);
-  CHECK(count(log, 
-            "RM@g error=passinfra: module analysis 'Derived' cannot be computed inside nest 'function' (unit '@g'); compute it "
-            "before the nest, e.g. with require(analysis=\"Derived\")") == 1);
+  CHECK(count(log,
+              "RM@g error=passinfra: module analysis 'Derived' cannot be computed inside nest 'function' (unit '@g'); "
+              "compute it "
+              "before the nest, e.g. with require(analysis=\"Derived\")") == 1);
   // No hook fired for the refused computation.
   CHECK(count(log, "r before_analysis Derived") == 0);
   // A function analysis that needs an uncached module result is refused too (its deps).
@@ -103,7 +103,8 @@ TEST_CASE("nest analyses: module results are read-only in units; get of an uncac
     FAIL("expected an Error");
   } catch (const pi::Error& e) {
     CHECK(std::string(e.what()) ==
-          "passinfra: module analysis 'ModuleSum' cannot be computed inside nest 'function' (unit '@f'); compute it before the "
+          "passinfra: module analysis 'ModuleSum' cannot be computed inside nest 'function' (unit '@f'); compute it "
+          "before the "
           "nest, e.g. with require(analysis=\"ModuleSum\")");
   }
   CHECK(runs()["ModuleSum"] == 0);
@@ -133,8 +134,8 @@ TEST_CASE("nest analyses: module results invalidated once after the nest with th
   (void)pi::run(N{}, std::move(m), ctx);
   const Events hooks = hooks_of(log.events);
   // Nothing was dropped while the units ran (each unit pass kept its unit's results).
-  const auto first_drop = std::find_if(hooks.begin(), hooks.end(),
-                                       [](const std::string& e) { return e.rfind("invalidated", 0) == 0; });
+  const auto first_drop =
+      std::find_if(hooks.begin(), hooks.end(), [](const std::string& e) { return e.rfind("invalidated", 0) == 0; });
   REQUIRE(first_drop != hooks.end());
   CHECK(*(first_drop - 1) == "after_pass B@h");
   // Module results dropped once, in storage order, with the function results that read one
@@ -187,12 +188,8 @@ TEST_CASE("nest analyses: a failing unit leaves the manager empty before the nes
   CHECK_THROWS_AS(pi::run(N{}, std::move(m), ctx), TestError);
   CHECK(am.empty());
   const Events hooks = hooks_of(log.events);
-  const Events expected_tail{"before_pass T@g",
-                             "invalidated ModuleSum",
-                             "invalidated Tagged",
-                             "invalidated FunctionSum@g",
-                             "after_pass_failed T",
-                             "after_pass_failed function"};
+  const Events expected_tail{"before_pass T@g",           "invalidated ModuleSum", "invalidated Tagged",
+                             "invalidated FunctionSum@g", "after_pass_failed T",   "after_pass_failed function"};
   REQUIRE(hooks.size() >= expected_tail.size());
   CHECK(Events(hooks.end() - static_cast<long>(expected_tail.size()), hooks.end()) == expected_tail);
   // (FunctionSum@f went after T@f, which keeps nothing.)

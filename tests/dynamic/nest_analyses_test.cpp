@@ -23,9 +23,7 @@ namespace {
 using DNest = pi::DynamicNest<AModule, AFunc>;
 using DCtx = pi::PassContext<AModule>;
 
-DNest use_nest() {
-  return DNest{FUse<"U1", FunctionSum>{}, FUse<"U2">{}, FUse<"U3", FunctionSum>{}};
-}
+DNest use_nest() { return DNest{FUse<"U1", FunctionSum>{}, FUse<"U2">{}, FUse<"U3", FunctionSum>{}}; }
 
 }  // namespace
 
@@ -92,7 +90,7 @@ TEST_CASE("dynamic nest analyses: PassContext<IR> with a manager: same cache, ev
   (void)pi::run(DNest{FTouch<"A", ModuleSum, Tagged>{}, FUseBoth<"B", FunctionSum, FunctionSize, Tagged>{}},
                 std::move(m2), ctx);
   const Events hooks = hooks_of(log.events);
-  const Events tail{"invalidated ModuleSum",       "invalidated Derived",         "invalidated FunctionSize@f",
+  const Events tail{"invalidated ModuleSum",      "invalidated Derived",        "invalidated FunctionSize@f",
                     "invalidated FunctionSize@g", "invalidated FunctionSize@h", "after_pass function"};
   REQUIRE(hooks.size() >= tail.size());
   CHECK(Events(hooks.end() - static_cast<long>(tail.size()), hooks.end()) == tail);

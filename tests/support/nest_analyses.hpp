@@ -160,8 +160,8 @@ struct FMarkKeepSum {
   AFunc transform(AFunc f, auto& ctx) const {
     (void)ctx.analyses().template get<FunctionSum>(ctx.parent(), f);
     ctx.analyses().template preserve<FunctionSum>();
-    note(ctx.parent(), std::string(N.view()) + "@" + f.name + " cached=" +
-                           std::to_string(ctx.analyses().template get_cached<FunctionSum>(f) != nullptr));
+    note(ctx.parent(), std::string(N.view()) + "@" + f.name +
+                           " cached=" + std::to_string(ctx.analyses().template get_cached<FunctionSum>(f) != nullptr));
     return f;
   }
 };
@@ -171,8 +171,8 @@ struct FCheckCached {
   static constexpr passinfra::PassInfo info{N.view(), 0};
   using preserves = passinfra::preserves_all;
   AFunc transform(AFunc f, auto& ctx) const {
-    note(ctx.parent(), std::string(N.view()) + "@" + f.name + " cached=" +
-                           std::to_string(ctx.analyses().template get_cached<FunctionSum>(f) != nullptr));
+    note(ctx.parent(), std::string(N.view()) + "@" + f.name +
+                           " cached=" + std::to_string(ctx.analyses().template get_cached<FunctionSum>(f) != nullptr));
     return f;
   }
 };
@@ -194,8 +194,8 @@ struct FReadModule {
     }
     const long* cached = ctx.analyses().template get_cached_parent<ModuleSum>();
     const long& got = ctx.analyses().template get<ModuleSum>(ctx.parent());
-    note(ctx.parent(), who + " parent=" + (cached ? std::to_string(*cached) : "null") +
-                           " same=" + std::to_string(cached == &got));
+    note(ctx.parent(),
+         who + " parent=" + (cached ? std::to_string(*cached) : "null") + " same=" + std::to_string(cached == &got));
     return f;
   }
 };
