@@ -95,6 +95,14 @@ template <class IR>
   requires requires { typename ir_traits<IR>::unit_types; }
 struct UnitTables<IR> : UnitTablesOf<typename ir_traits<IR>::unit_types> {};
 
+// HasNestAnalysesFor<Ctx, Parent>: Ctx is a unit's context that may hold a
+// nest's analysis state for Parent (UnitContext under a context with a
+// manager for Parent, or a ContextRef of one).
+template <class Ctx, class Parent>
+concept HasNestAnalysesFor = requires(const Ctx& ctx) {
+  { ctx.nest_analyses() } -> std::same_as<NestAnalyses<Parent>*>;
+};
+
 template <class IR>
 struct ContextVTable {
   bool (*pass_enabled)(const void*, const PassInfo&);
@@ -337,9 +345,7 @@ inline constexpr ContextVTable<IR> context_vtable_for{
     unit_tables_of<IR, Ctx>(),
     +[]([[maybe_unused]] const void* c) -> void* {
       if constexpr (HasParentType<IR>) {
-        if constexpr (requires(const Ctx& ctx) {
-                        { ctx.nest_analyses() } -> std::same_as<NestAnalyses<typename ir_traits<IR>::parent_type>*>;
-                      }) {
+        if constexpr (HasNestAnalysesFor<Ctx, typename ir_traits<IR>::parent_type>) {
           return static_cast<void*>(static_cast<const Ctx*>(c)->nest_analyses());
         }
       }
