@@ -13,7 +13,10 @@
 //                                     manager: every member is a static_assert (SPEC §10.8)
 // HasAnalyses<Ctx>                    ctx.analyses() is a handle (the context may hold a manager)
 // analyses_available(ctx)             ... and holds one now (a dynamic context or a
-//                                     ContextRef may hold none)
+//                                     ContextRef may hold none; a unit's context: the nest's
+//                                     context holds one for the parent)
+// HasUnitAnalyses<Ctx>                a unit's context whose analyses() may be the parent's
+//                                     manager (SPEC §11.13)
 // UnitAnalysisHandle<M, Set>          ctx.analyses() inside a nest's unit (SPEC §11.13): the
 //                                     parent's manager seen from one unit: function analyses
 //                                     computed and cached, module results read-only
@@ -103,10 +106,22 @@ concept HasAnalyses = requires(Ctx& ctx) {
   requires std::is_pointer_v<decltype(ctx.analysis_manager())>;
 };
 
-// analyses_available(ctx): the context holds a manager now.
+// HasUnitAnalyses<Ctx>: Ctx is a unit's context in a nest (UnitContext, or
+// a ContextRef<Unit>) whose ctx.analyses() may be the parent's manager seen
+// from the unit (SPEC §11.13).
+template <class Ctx>
+concept HasUnitAnalyses = requires(Ctx& ctx) {
+  { ctx.nest_analyses() };
+  requires std::is_pointer_v<decltype(ctx.nest_analyses())>;
+};
+
+// analyses_available(ctx): the context holds a manager now (for a unit's
+// context: the parent's, the nest running under a context that holds one).
 template <class Ctx>
 bool analyses_available(Ctx& ctx) noexcept {
-  if constexpr (HasAnalyses<Ctx>) {
+  if constexpr (HasUnitAnalyses<Ctx>) {
+    return ctx.nest_analyses() != nullptr;
+  } else if constexpr (HasAnalyses<Ctx>) {
     return ctx.analysis_manager() != nullptr;
   } else {
     return false;
@@ -203,6 +218,18 @@ struct NestAnalyses {
   AnalysisManager<Parent>* am = nullptr;
   SinkRef<Parent> sink{};
   std::optional<PreservedAnalyses> common{};
+  // The running unit's function key, taken from the unit as the nest listed
+  // it (a unit pass's input may be a function not yet in any parent).
+  typename function_key_of<Parent>::type unit_key{};
+  bool keyed = false;  // the unit is one of Parent's functions (it has a key)
+
+  template <class Unit>
+  void enter_unit(const Unit& unit) {
+    if constexpr (FunctionKeyedIR<Parent> && std::is_same_v<function_param_t<Parent>, Unit>) {
+      unit_key = ir_traits<Parent>::function_key(unit);
+      keyed = true;
+    }
+  }
 
   void ran(const PreservedAnalyses& effective) {
     if (!common) {

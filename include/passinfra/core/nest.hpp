@@ -319,6 +319,7 @@ struct NestRun {
       for (std::size_t i = 0; i < slots.size(); ++i) {
         info.unit_name = slots[i].name;
         info.unit_index = i;
+        if constexpr (!std::is_same_v<NA, NoNestAnalyses>) analyses->enter_unit(std::as_const(slots[i].ir));
         slots[i].ir = run_unit(children, std::move(slots[i].ir), info, unit_ctx, gate);
       }
     });

@@ -301,8 +301,6 @@ PASSINFRA_ALWAYS_INLINE Unit run_in_unit(const P& pass, Unit unit, Ctx& ctx, con
   }
   auto& am = *na->am;
   using M = std::remove_reference_t<decltype(am)>;
-  using Parent = typename M::ir_type;
-  constexpr bool keyed = FunctionKeyedIR<Parent> && std::is_same_v<function_param_t<Parent>, Unit>;
   // The analysis hooks: the outer context's set (UnitContext), else those
   // the nest took from it (a ContextRef<Unit>, whose set has hooks for Unit only).
   auto& set = [&]() -> auto& {
@@ -315,8 +313,6 @@ PASSINFRA_ALWAYS_INLINE Unit run_in_unit(const P& pass, Unit unit, Ctx& ctx, con
   using Level = typename M::template PassLevel<std::remove_reference_t<decltype(set)>>;
   const Level level(am, set);
   auto body = [&](Unit in) -> Unit {
-    [[maybe_unused]] typename function_key_of<Parent>::type key{};
-    if constexpr (keyed) key = ir_traits<Parent>::function_key(std::as_const(in));
     Unit out = [&]() -> Unit {
       try {
         return pass.transform(std::move(in), ctx);
@@ -328,7 +324,7 @@ PASSINFRA_ALWAYS_INLINE Unit run_in_unit(const P& pass, Unit unit, Ctx& ctx, con
     }();
     PreservedAnalyses effective = declared_set(pass);
     if (std::optional<PreservedAnalyses> marks = am.take_marks()) effective.unite(*marks);
-    if constexpr (keyed) am.invalidate_with(effective, InvalidationScope::function, &key, set);
+    if (na->keyed) am.invalidate_with(effective, InvalidationScope::function, &na->unit_key, set);
     na->ran(effective);
     return out;
   };
