@@ -11,6 +11,9 @@
 //   ctx.unit_name() / unit_index() / unit_count() / pipeline()
 //   ctx.outer()                           the context the nest runs under
 //   ctx.opt_level(), get_config<T>(...), pass_enabled(info), instrument_set(), ...  the outer context's
+//   ctx.analyses()                        the parent's manager seen from the unit (SPEC §11.13):
+//                                         UnitAnalysisHandle when the outer context may hold a
+//                                         manager for Parent, else NoAnalysisManager
 //
 // The units of one run are taken out once (unit_traits::units), each runs the
 // children by SPEC §4's rules for a Sequential's children at unit level (same
@@ -37,6 +40,16 @@
 // DEBUG, and the output of units after it is discarded (SPEC §11.6). On a
 // worker, PassContext<P>::current() is the context that was current on the
 // calling thread, and entering it or replacing its instruments throws (SPEC §11.9).
+//
+// Analyses (SPEC §11.13), only when the context holds an analysis manager
+// for the parent (else nothing of this is compiled in or run): the units run
+// serially (an executor gives one INFO line); module results are frozen
+// while they run (computing one is an Error naming the nest and the unit);
+// each unit-level pass invalidates its unit's function results with its
+// effective set (core/run.hpp, run_in_unit); after the last unit, module
+// results are invalidated once with the intersection of those sets; an
+// exception leaving the nest leaves the manager empty. The nest itself
+// declares preserves_all.
 #pragma once
 
 #include <cstddef>
@@ -72,9 +85,6 @@ struct NestOptions {
   bool serial = false;  // never run this nest's units in parallel (its passes share state)
 };
 
-// UnitContext<Parent, Unit, Ctx>: the context of one unit's pipeline. It
-// answers as the outer context does (gate, config, instruments) and adds
-// the unit's place in the nest.
 namespace detail {
 
 // nest_manager<Ctx, Parent>::type: the analysis manager type a context may
@@ -99,6 +109,10 @@ using nest_analyses_ptr = std::conditional_t<std::is_void_v<M>, NoNestAnalyses, 
 
 }  // namespace detail
 
+// UnitContext<Parent, Unit, Ctx>: the context of one unit's pipeline. It
+// answers as the outer context does (gate, config, instruments) and adds
+// the unit's place in the nest, and the parent's analysis manager seen
+// from the unit (SPEC §11.13).
 template <class Parent, class Unit, class Ctx>
 class UnitContext {
  public:

@@ -24,7 +24,9 @@
 // declaration united with its marks, and only then run_after_pass runs; a
 // body that throws clears the cache (one run_analysis_invalidated each)
 // before run_after_pass_failed. A vetoed pass never reaches its body:
-// nothing is invalidated.
+// nothing is invalidated. A unit-level pass of a nest whose context holds a
+// manager for the parent (a context with nest_analyses(): SPEC §11.13)
+// invalidates its unit's function results instead (run_in_unit).
 #pragma once
 
 #include <cstddef>
