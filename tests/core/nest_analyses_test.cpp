@@ -278,3 +278,29 @@ TEST_CASE("nest analyses: timing shows an analysis under the unit pass that requ
   CHECK(unit_g.children[1].name == "U2");
   CHECK(unit_g.children[1].children.empty());  // U2 read the cached result
 }
+
+TEST_CASE("nest analyses: 8 units with an executor give the serial run's cache and hook events") {
+  auto run_once = [](pi::ExecutorRef executor, Events& hooks) {
+    runs().clear();
+    EventLog log;
+    URec r = urecorder(log);
+    NestManager am;
+    auto ctx = pi::make_pass_context<AModule>({.executor = executor}, am, std::ref(r));
+    AModule m = make_module(&log);
+    for (int i = 0; i < 5; ++i) m.functions.push_back({"u" + std::to_string(i), {i, i + 1}, false});
+    am.get<ModuleSum>(m);
+    am.get<Tagged>(m);
+    using N = pi::Nest<AFunc, FUse<"U1", FunctionSum, Tagged>, FUseBoth<"U2", FunctionSum, Tagged>>;
+    (void)pi::run(N{}, std::move(m), ctx);
+    hooks = hooks_of(log.events);
+    return cached(am);
+  };
+  pi::ThreadPool pool(3);
+  Events serial_hooks, pooled_hooks;
+  const Events serial = run_once({}, serial_hooks);
+  const Events pooled = run_once(pool, pooled_hooks);
+  CHECK(pooled == serial);
+  CHECK(pooled_hooks == serial_hooks);
+  CHECK(serial.size() == 9);  // Tagged and FunctionSum for the 8 units (ModuleSum and FunctionSize dropped)
+  CHECK(count_of(serial_hooks, "invalidated ModuleSum") == 1);
+}

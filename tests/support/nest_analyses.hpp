@@ -101,6 +101,8 @@ Events cached(const M& am) {
   return out;
 }
 
+inline long count_of(const Events& events, const std::string& e) { return std::count(events.begin(), events.end(), e); }
+
 inline long count(const EventLog& log, const std::string& e) {
   return std::count(log.events.begin(), log.events.end(), e);
 }
