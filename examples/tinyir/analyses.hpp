@@ -12,7 +12,8 @@
 // function analyses are keyed by the global name (ir_traits<Module>::function_key, passes.hpp)
 //
 // find_analysis<A>(ctx, mod[, fn])   A's result through ctx.analyses(), or nullptr when ctx
-//                                    has no analysis manager (passes work without one)
+//                                    has no analysis manager (passes work without one); in a
+//                                    nest's unit, a module result only when it is cached
 // ensure_types(ctx, fn, mod)         fn's nodes typed: FunctionTypes through the manager
 //                                    (cached), or a fresh infer_type(fn) without one (or
 //                                    when the cached result describes another node)
@@ -242,8 +243,10 @@ struct Liveness {
 // ---- using them from a pass --------------------------------------------------
 
 // AnalysesOverModule<Ctx, A>: Ctx's analyses are tinyir's (a manager over
-// Module). A unit's erased context, ContextRef<Function>, has one over
-// functions instead: its passes compute what they need themselves.
+// Module). A unit's context in a nest (passinfra::HasUnitAnalyses: the static
+// unit context or ContextRef<Function>) sees the module's manager from its
+// function (SPEC §11.13): function analyses of its function, module results
+// only when cached.
 template <class Ctx, class A>
 concept AnalysesOverModule = requires(Ctx& ctx, const Module& mod) {
   ctx.analyses().template get<A>(mod);
@@ -255,14 +258,20 @@ concept AnalysesOverModule = requires(Ctx& ctx, const Module& mod) {
 // without a manager (the pass then computes what it needs itself).
 template <class A, class Ctx>
 const typename A::result_type* find_analysis(Ctx& ctx, const Module& mod) {
-  if constexpr (passinfra::HasAnalyses<Ctx> && AnalysesOverModule<Ctx, A>) {
+  if constexpr (passinfra::HasUnitAnalyses<Ctx>) {
+    // In a nest's unit, module results are read-only: the cached one, or compute it yourself.
+    if (passinfra::analyses_available(ctx)) return ctx.analyses().template get_cached_parent<A>();
+  } else if constexpr (passinfra::HasAnalyses<Ctx> && AnalysesOverModule<Ctx, A>) {
     if (passinfra::analyses_available(ctx)) return &ctx.analyses().template get<A>(mod);
   }
   return nullptr;
 }
 template <class A, class Ctx>
 const typename A::result_type* find_analysis(Ctx& ctx, const Module& mod, const Function& fn) {
-  if constexpr (passinfra::HasAnalyses<Ctx> && AnalysesOverModule<Ctx, A>) {
+  if constexpr (passinfra::HasUnitAnalyses<Ctx>) {
+    // In a nest's unit (fn is the unit): cached per function, invalidated after each unit pass.
+    if (passinfra::analyses_available(ctx)) return &ctx.analyses().template get<A>(mod, fn);
+  } else if constexpr (passinfra::HasAnalyses<Ctx> && AnalysesOverModule<Ctx, A>) {
     if (passinfra::analyses_available(ctx)) return &ctx.analyses().template get<A>(mod, fn);
   }
   return nullptr;
@@ -286,7 +295,7 @@ void ensure_types(Ctx& ctx, const Function& fn, const Module& mod) {
 // `in` itself -- an unchanged node is an unchanged function.
 template <class Ctx, class T>
 void preserve_all_if_unchanged(Ctx& ctx, const T& in, const T& out) {
-  if constexpr (passinfra::HasAnalyses<Ctx>) {
+  if constexpr (passinfra::HasAnalyses<Ctx> || passinfra::HasUnitAnalyses<Ctx>) {
     if (in == out && passinfra::analyses_available(ctx)) ctx.analyses().preserve_all();
   }
 }

@@ -161,3 +161,56 @@ def @main(%x: Tensor[(2), float32]) -> Tensor[(2), float32] {
                        "                       ^",
                        pi::Error);
 }
+
+namespace {
+
+// Records the analysis events and the unit passes' after hooks.
+struct AnalysisTrace {
+  std::vector<std::string>* out;
+  static std::string text(const pi::AnalysisInfo& i) {
+    return std::string(i.name) + (i.function.empty() ? "" : " " + std::string(i.function));  // the key: "@f"
+  }
+  void run_before_analysis(const Module&, const pi::AnalysisInfo& i) { out->push_back("compute " + text(i)); }
+  void run_analysis_invalidated(const pi::AnalysisInfo& i) { out->push_back("drop " + text(i)); }
+  // (A unit pass's output may be a new function, not yet in a module: no global name.)
+  void run_after_pass(const Function&, const pi::PassInfo& i) { out->push_back("after " + std::string(i.name)); }
+  void run_after_pass(const Module&, const pi::PassInfo& i) { out->push_back("after M " + std::string(i.name)); }
+};
+
+}  // namespace
+
+TEST_CASE("tinyir nest: DeadCodeElimination in a nest reads its function's Liveness through ctx.analyses()") {
+  const std::string text = R"(
+def @f(%x: Tensor[(2), float32]) {
+  let %a = add(%x, %x);
+  let %b = multiply(%a, %a);
+  let %c = nn.relu(%x);
+  %c
+}
+def @g(%y: Tensor[(2), float32]) {
+  nn.relu(%y)
+}
+)";
+  std::vector<std::string> events;
+  AnalysisTrace trace{&events};
+  pi::AnalysisManager<Module, pi::analyses<Liveness, CallGraph>> am;
+  auto ctx = pi::make_pass_context<Module>({.opt_level = 3}, am, std::ref(trace));
+  const Module m = parse(text, "test");
+  (void)am.get<CallGraph>(m);  // a module result, cached before the nest
+  const Module out = pi::run(pi::Nest<Function, DeadCodeElimination>{}, m, ctx);
+  // Without a manager the pass computes liveness itself: the same module.
+  auto plain = pi::make_pass_context<Module>({.opt_level = 3});
+  CHECK(print(out) == print(pi::run(pi::Nest<Function, DeadCodeElimination>{}, m, plain)));
+  CHECK(print(out).find("multiply") == std::string::npos);
+  // Per unit: Liveness computed through the module's manager, dropped after the pass (which
+  // keeps nothing) before its run_after_pass; CallGraph dropped once, after the units.
+  const std::vector<std::string> expected{"compute Liveness @f", "drop Liveness @f", "after DeadCodeElimination",
+                                          "compute Liveness @g", "drop Liveness @g", "after DeadCodeElimination",
+                                          "drop CallGraph",      "after M function"};
+  std::vector<std::string> seen;
+  for (const auto& e : events) {
+    if (e.find("InferType") == std::string::npos && e.find("FunctionTypes") == std::string::npos) seen.push_back(e);
+  }
+  CHECK(seen == expected);
+  CHECK(am.empty());
+}

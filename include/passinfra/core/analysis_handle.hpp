@@ -13,7 +13,15 @@
 //                                     manager: every member is a static_assert (SPEC §10.8)
 // HasAnalyses<Ctx>                    ctx.analyses() is a handle (the context may hold a manager)
 // analyses_available(ctx)             ... and holds one now (a dynamic context or a
-//                                     ContextRef may hold none)
+//                                     ContextRef may hold none; a unit's context: the nest's
+//                                     context holds one for the parent)
+// HasUnitAnalyses<Ctx>                a unit's context whose analyses() may be the parent's
+//                                     manager (SPEC §11.13)
+// UnitAnalysisHandle<M, Set>          ctx.analyses() inside a nest's unit (SPEC §11.13): the
+//                                     parent's manager seen from one unit: function analyses
+//                                     computed and cached, module results read-only
+//                                     (get<A>(parent) of an uncached one throws Error),
+//                                     get_cached_parent<A>(), the marks; no invalidate / clear
 //
 // A pass that uses analyses when there are some, and runs without:
 //
@@ -27,6 +35,7 @@
 // any pass they are a passinfra::Error (SPEC §10.8).
 #pragma once
 
+#include <optional>
 #include <string_view>
 #include <type_traits>
 #include <utility>
@@ -97,10 +106,22 @@ concept HasAnalyses = requires(Ctx& ctx) {
   requires std::is_pointer_v<decltype(ctx.analysis_manager())>;
 };
 
-// analyses_available(ctx): the context holds a manager now.
+// HasUnitAnalyses<Ctx>: Ctx is a unit's context in a nest (UnitContext, or
+// a ContextRef<Unit>) whose ctx.analyses() may be the parent's manager seen
+// from the unit (SPEC §11.13).
+template <class Ctx>
+concept HasUnitAnalyses = requires(Ctx& ctx) {
+  { ctx.nest_analyses() };
+  requires std::is_pointer_v<decltype(ctx.nest_analyses())>;
+};
+
+// analyses_available(ctx): the context holds a manager now (for a unit's
+// context: the parent's, the nest running under a context that holds one).
 template <class Ctx>
 bool analyses_available(Ctx& ctx) noexcept {
-  if constexpr (HasAnalyses<Ctx>) {
+  if constexpr (HasUnitAnalyses<Ctx>) {
+    return ctx.nest_analyses() != nullptr;
+  } else if constexpr (HasAnalyses<Ctx>) {
     return ctx.analysis_manager() != nullptr;
   } else {
     return false;
@@ -180,6 +201,126 @@ class AnalysisHandle {
  private:
   manager_type* am_;
   Ctx* ctx_;
+};
+
+namespace detail {
+
+// NestAnalyses<Parent>: the analysis state of one nest run under a context
+// with a manager for the nest's parent (SPEC §11.13): the manager (as the
+// run-time table every manager derives from), the analysis hooks of the
+// context the nest runs under (for unit passes reached through a
+// ContextRef<Unit>), and the intersection of the effective preserved sets
+// of the unit-level passes that ran (empty: none ran). Unit-level run()
+// (core/run.hpp) adds to it; the nest invalidates module results with it
+// when every unit finished.
+template <class Parent>
+struct NestAnalyses {
+  AnalysisManager<Parent>* am = nullptr;
+  SinkRef<Parent> sink{};
+  std::optional<PreservedAnalyses> common{};
+  // The running unit's function key, taken from the unit as the nest listed
+  // it (a unit pass's input may be a function not yet in any parent).
+  typename function_key_of<Parent>::type unit_key{};
+  bool keyed = false;  // the unit is one of Parent's functions (it has a key)
+
+  template <class Unit>
+  void enter_unit(const Unit& unit) {
+    if constexpr (FunctionKeyedIR<Parent> && std::is_same_v<function_param_t<Parent>, Unit>) {
+      unit_key = ir_traits<Parent>::function_key(unit);
+      keyed = true;
+    }
+  }
+
+  void ran(const PreservedAnalyses& effective) {
+    if (!common) {
+      common = effective;
+    } else {
+      common->intersect(effective);
+    }
+  }
+};
+
+}  // namespace detail
+
+// UnitAnalysisHandle<M, Set>: ctx.analyses() inside a unit of a nest (SPEC
+// §11.13). `Set` is the instrument set whose analysis hooks fire (the
+// outer context's); the IR of every request is the nest's parent.
+template <class M, class Set>
+class UnitAnalysisHandle {
+ public:
+  using manager_type = M;
+  using ir_type = typename manager_type::ir_type;
+  using function_type = detail::function_param_t<ir_type>;
+
+  UnitAnalysisHandle(manager_type& am, Set& set) noexcept : am_(&am), set_(&set) {}
+
+  manager_type& manager() const noexcept { return *am_; }
+
+  // get<A>(parent): a module result: the cached one, else passinfra::Error
+  // (module results are read-only inside a nest; the manager says which
+  // nest and unit).
+  template <class A>
+  const typename A::result_type& get(const ir_type& ir) const {
+    if constexpr (!(manager_type::template check_get<A>() && manager_type::template check_module<A>())) {
+      return detail::not_reached<typename A::result_type>();  // a static_assert has said why
+    } else {
+      return am_->template get_for<A>(ir, *set_, nullptr);
+    }
+  }
+  // get<A>(parent, fn): a function result for the unit's function, cached or computed now.
+  template <class A>
+  const typename A::result_type& get(const ir_type& ir, const function_type& fn) const {
+    if constexpr (!(manager_type::template check_get<A>() && manager_type::template check_function<A>())) {
+      return detail::not_reached<typename A::result_type>();
+    } else {
+      return am_->template get_for<A>(ir, fn, *set_, nullptr);
+    }
+  }
+  const detail::ErasedResult& get(std::string_view name, const ir_type& ir) const {
+    detail::SinkRef<ir_type> sink(*set_);
+    return am_->get_erased(name, ir, nullptr, &sink);
+  }
+  const detail::ErasedResult& get(std::string_view name, const ir_type& ir, const function_type& fn) const {
+    detail::SinkRef<ir_type> sink(*set_);
+    return am_->get_erased(name, ir, &fn, &sink);
+  }
+  template <class A>
+  const typename A::result_type* get_cached() const {
+    return std::as_const(*am_).template get_cached<A>();
+  }
+  template <class A>
+  const typename A::result_type* get_cached(const function_type& fn) const {
+    return std::as_const(*am_).template get_cached<A>(fn);
+  }
+  // get_cached_parent<A>(): the cached module result or null; never
+  // computes (MLIR's getCachedParentAnalysis).
+  template <class A>
+  const typename A::result_type* get_cached_parent() const {
+    if constexpr (!manager_type::template check_module<A>()) {
+      return nullptr;
+    } else {
+      return std::as_const(*am_).template get_cached<A>();
+    }
+  }
+
+  // Marks (SPEC §10.4): the innermost running unit-level pass's.
+  template <class... As>
+  void preserve() const {
+    am_->marks("ctx.analyses().preserve<...>()").template preserve<As...>();
+  }
+  void preserve(std::string_view name) const { preserve(am_->key_of(name)); }
+  void preserve(AnalysisKey key) const { am_->marks("ctx.analyses().preserve(key)").preserve(key); }
+  void preserve_all() const { am_->marks("ctx.analyses().preserve_all()").preserve_all(); }
+  template <class... As>
+  void abandon() const {
+    am_->marks("ctx.analyses().abandon<...>()").template abandon<As...>();
+  }
+  void abandon(std::string_view name) const { abandon(am_->key_of(name)); }
+  void abandon(AnalysisKey key) const { am_->marks("ctx.analyses().abandon(key)").abandon(key); }
+
+ private:
+  manager_type* am_;
+  Set* set_;
 };
 
 }  // namespace passinfra

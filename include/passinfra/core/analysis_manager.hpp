@@ -60,6 +60,7 @@
 #include "passinfra/core/error.hpp"
 #include "passinfra/core/ir_traits.hpp"
 #include "passinfra/core/log.hpp"
+#include "passinfra/core/pipeline_info.hpp"
 #include "passinfra/core/preserved_analyses.hpp"
 #include "passinfra/detail/exception_text.hpp"
 #include "passinfra/detail/inline.hpp"
@@ -708,6 +709,18 @@ class AnalysisManager<IR, analyses<>> {
   // last looked.
   std::uint64_t invalidations() const noexcept { return invalidations_; }
 
+  // Nests (SPEC §11.13): while a nest's units run, module results are
+  // read-only. freeze_modules(info) makes computing a module analysis throw
+  // passinfra::Error naming the nest and the unit `info` describes (read
+  // when the error is made: a serial nest updates it per unit); null thaws.
+  // Returns the previous value. Costs nothing on a cache hit.
+  const PipelineInfo* freeze_modules(const PipelineInfo* info) noexcept {
+    const PipelineInfo* previous = frozen_in_;
+    frozen_in_ = info;
+    return previous;
+  }
+  const PipelineInfo* modules_frozen_in() const noexcept { return frozen_in_; }
+
   bool empty() const noexcept { return size_ == 0; }
   std::size_t size() const noexcept { return size_; }
 
@@ -1092,6 +1105,10 @@ class AnalysisManager<IR, analyses<>> {
     computing_ = &e;
     [[maybe_unused]] std::size_t returned = 0;
     try {
+      if constexpr (!std::is_same_v<unit_of_t<A>, function_unit>) {
+        if (frozen_in_ != nullptr) [[unlikely]]
+          throw_frozen(A::info.name);  // SPEC §11.13: no hook has fired, nothing is cached
+      }
       if constexpr (Sink::template has_run_before_analysis<IR>) sink.run_before_analysis(ir, info, returned);
       AnalysisDeps<Manager, A, Sink> deps(self, ir, sink, &e);
       auto run = [&]() -> typename A::result_type {
@@ -1140,6 +1157,12 @@ class AnalysisManager<IR, analyses<>> {
     }
   }
 
+  [[noreturn]] void throw_frozen(std::string_view name) const {
+    const std::string a(name);
+    throw Error("module analysis '" + a + "' cannot be computed inside nest '" + std::string(frozen_in_->nest.name) +
+                "' (unit '" + std::string(frozen_in_->unit_name) + "'); compute it before the nest, e.g. with " +
+                "require(analysis=\"" + a + "\")");
+  }
   [[noreturn]] void throw_cycle(const entry_type& again) const {
     std::vector<const entry_type*> chain;
     for (const entry_type* c = computing_; c != nullptr; c = c->computing_prev) {
@@ -1244,6 +1267,7 @@ class AnalysisManager<IR, analyses<>> {
   entry_type* tail_ = nullptr;
   std::size_t size_ = 0;
   entry_type* computing_ = nullptr;
+  const PipelineInfo* frozen_in_ = nullptr;  // see freeze_modules
   detail::EntryIndex<entry_type> index_;
   std::vector<detail::AnalysisRecord<IR>*> records_;
 

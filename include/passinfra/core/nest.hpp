@@ -11,6 +11,9 @@
 //   ctx.unit_name() / unit_index() / unit_count() / pipeline()
 //   ctx.outer()                           the context the nest runs under
 //   ctx.opt_level(), get_config<T>(...), pass_enabled(info), instrument_set(), ...  the outer context's
+//   ctx.analyses()                        the parent's manager seen from the unit (SPEC §11.13):
+//                                         UnitAnalysisHandle when the outer context may hold a
+//                                         manager for Parent, else NoAnalysisManager
 //
 // The units of one run are taken out once (unit_traits::units), each runs the
 // children by SPEC §4's rules for a Sequential's children at unit level (same
@@ -37,6 +40,16 @@
 // DEBUG, and the output of units after it is discarded (SPEC §11.6). On a
 // worker, PassContext<P>::current() is the context that was current on the
 // calling thread, and entering it or replacing its instruments throws (SPEC §11.9).
+//
+// Analyses (SPEC §11.13), only when the context holds an analysis manager
+// for the parent (else nothing of this is compiled in or run): the units run
+// serially (an executor gives one INFO line); module results are frozen
+// while they run (computing one is an Error naming the nest and the unit);
+// each unit-level pass invalidates its unit's function results with its
+// effective set (core/run.hpp, run_in_unit); after the last unit, module
+// results are invalidated once with the intersection of those sets; an
+// exception leaving the nest leaves the manager empty. The nest itself
+// declares preserves_all.
 #pragma once
 
 #include <cstddef>
@@ -49,6 +62,7 @@
 #include <utility>
 #include <vector>
 
+#include "passinfra/core/analysis_handle.hpp"
 #include "passinfra/core/error.hpp"
 #include "passinfra/core/executor.hpp"
 #include "passinfra/core/instrument.hpp"
@@ -71,18 +85,46 @@ struct NestOptions {
   bool serial = false;  // never run this nest's units in parallel (its passes share state)
 };
 
+namespace detail {
+
+// nest_manager<Ctx, Parent>::type: the analysis manager type a context may
+// hold for the parent IR (void: none, and a nest under it has no analyses).
+template <class Ctx, class Parent>
+struct nest_manager {
+  using type = void;
+};
+template <class Ctx, class Parent>
+  requires HasAnalyses<Ctx> &&
+           std::is_same_v<typename std::remove_pointer_t<decltype(std::declval<Ctx&>().analysis_manager())>::ir_type,
+                          Parent>
+struct nest_manager<Ctx, Parent> {
+  using type = std::remove_pointer_t<decltype(std::declval<Ctx&>().analysis_manager())>;
+};
+
+// What a unit context holds for analyses when its context can have none.
+struct NoNestAnalyses {};
+
+template <class M, class Parent>
+using nest_analyses_ptr = std::conditional_t<std::is_void_v<M>, NoNestAnalyses, NestAnalyses<Parent>*>;
+
+}  // namespace detail
+
 // UnitContext<Parent, Unit, Ctx>: the context of one unit's pipeline. It
 // answers as the outer context does (gate, config, instruments) and adds
-// the unit's place in the nest.
+// the unit's place in the nest, and the parent's analysis manager seen
+// from the unit (SPEC §11.13).
 template <class Parent, class Unit, class Ctx>
 class UnitContext {
  public:
   using parent_type = Parent;
   using unit_type = Unit;
   using outer_context_type = Ctx;
+  // The manager the outer context may hold for Parent (void: none).
+  using analysis_manager_type = typename detail::nest_manager<Ctx, Parent>::type;
+  using nest_analyses_type = detail::nest_analyses_ptr<analysis_manager_type, Parent>;
 
-  UnitContext(Ctx& outer, const Parent& parent, const PipelineInfo& info) noexcept
-      : outer_(&outer), parent_(&parent), info_(&info) {}
+  UnitContext(Ctx& outer, const Parent& parent, const PipelineInfo& info, nest_analyses_type analyses = {}) noexcept
+      : outer_(&outer), parent_(&parent), info_(&info), analyses_(analyses) {}
 
   const Parent& parent() const noexcept { return *parent_; }
   std::string_view unit_name() const noexcept { return info_->unit_name; }
@@ -128,10 +170,37 @@ class UnitContext {
     return outer_->executor();
   }
 
+  // analyses(): the parent's manager seen from this unit (SPEC §11.13): a
+  // UnitAnalysisHandle; NoAnalysisManager (every use a static_assert) when
+  // the outer context cannot hold a manager for Parent; passinfra::Error
+  // when it can but holds none.
+  auto analyses() {
+    if constexpr (std::is_void_v<analysis_manager_type>) {
+      return NoAnalysisManager{};
+    } else {
+      if (analyses_ == nullptr) [[unlikely]] {
+        throw Error(
+            "ctx.analyses(): this PassContext<IR> has no analysis manager; construct it with "
+            "PassContext<IR>(options, instruments, &am)");
+      }
+      using Set = std::remove_reference_t<decltype(outer_->instrument_set())>;
+      return UnitAnalysisHandle<analysis_manager_type, Set>(static_cast<analysis_manager_type&>(*analyses_->am),
+                                                            outer_->instrument_set());
+    }
+  }
+  // nest_analyses(): the nest run's analysis state (null: no manager);
+  // what run() uses for unit-level passes (core/run.hpp, run_in_unit).
+  nest_analyses_type nest_analyses() const noexcept
+    requires(!std::is_void_v<analysis_manager_type>)
+  {
+    return analyses_;
+  }
+
  private:
   Ctx* outer_;
   const Parent* parent_;
   const PipelineInfo* info_;
+  [[no_unique_address]] nest_analyses_type analyses_;
 };
 
 namespace detail {
@@ -228,6 +297,13 @@ struct NestRun {
                                                   const Children& children, Parent parent, Ctx& ctx) {
     std::vector<UnitSlot<Unit>> slots = unit_traits<Parent, Unit>::units(std::as_const(parent));
     if (slots.empty()) return parent;
+    using M = typename nest_manager<Ctx, Parent>::type;
+    if constexpr (!std::is_void_v<M>) {
+      if (M* am = ctx.analysis_manager()) {
+        run_analysed(nest_info, options, children, std::as_const(parent), slots, ctx, *am);
+        return unit_traits<Parent, Unit>::replace_units(std::move(parent), std::move(slots));
+      }
+    }
     if constexpr (requires { ctx.executor(); }) {
       if (ctx.executor() && !options.serial && slots.size() >= 2) [[unlikely]] {
         run_maybe_parallel(nest_info, children, std::as_const(parent), slots, ctx);
@@ -242,20 +318,69 @@ struct NestRun {
   // PipelineInfo, unit context and gate state for the run: per unit, the
   // info's name and index change (the hooks and passes of one unit see it
   // whole; nothing keeps it past its unit).
-  template <class Parent, class Ctx, class Children>
+  template <class Parent, class Ctx, class Children, class NA = NoNestAnalyses>
   static void run_serial(const PassInfo& nest_info, const Children& children, const Parent& parent,
-                         std::vector<UnitSlot<Unit>>& slots, Ctx& ctx) {
+                         std::vector<UnitSlot<Unit>>& slots, Ctx& ctx, NA analyses = {}) {
     const std::uint32_t thread = thread_ordinal();
     PipelineInfo info{nest_info, {}, 0, slots.size(), nest_run_id(thread), thread, thread, current_pipeline()};
     const PipelineScope current(info);
-    UnitContext<Parent, Unit, Ctx> unit_ctx(ctx, parent, info);
+    const FreezeModules<NA> frozen(analyses, info);
+    using UCtx = UnitContext<Parent, Unit, Ctx>;
+    typename UCtx::nest_analyses_type unit_analyses{};
+    if constexpr (!std::is_same_v<NA, NoNestAnalyses>) unit_analyses = analyses;
+    UCtx unit_ctx(ctx, parent, info, unit_analyses);
     with_gate(ctx, [&](const auto& gate) PASSINFRA_LAMBDA_INLINE {
       for (std::size_t i = 0; i < slots.size(); ++i) {
         info.unit_name = slots[i].name;
         info.unit_index = i;
+        if constexpr (!std::is_same_v<NA, NoNestAnalyses>) analyses->enter_unit(std::as_const(slots[i].ir));
         slots[i].ir = run_unit(children, std::move(slots[i].ir), info, unit_ctx, gate);
       }
     });
+  }
+
+  // FreezeModules<NA>: while the units run, the manager computes no module
+  // result (SPEC §11.13); the error names the nest and the unit `info` describes.
+  template <class NA>
+  struct FreezeModules {
+    FreezeModules(NA, const PipelineInfo&) noexcept {}
+  };
+  template <class P>
+  struct FreezeModules<NestAnalyses<P>*> {
+    FreezeModules(NestAnalyses<P>* na, const PipelineInfo& info) noexcept
+        : am(na->am), previous(na->am->freeze_modules(&info)) {}
+    FreezeModules(const FreezeModules&) = delete;
+    FreezeModules& operator=(const FreezeModules&) = delete;
+    ~FreezeModules() { am->freeze_modules(previous); }
+    AnalysisManager<P>* am;
+    const PipelineInfo* previous;
+  };
+
+  // With an analysis manager for the parent (SPEC §11.13): the units run
+  // serially (see the INFO line), each unit-level pass invalidating its
+  // unit's function results; then module results are invalidated once with
+  // the intersection of those passes' effective sets (none ran: nothing).
+  // An exception leaving the nest leaves the manager empty.
+  template <class Parent, class Ctx, class Children, class M>
+  [[gnu::noinline]] static void run_analysed(const PassInfo& nest_info, NestOptions options, const Children& children,
+                                             const Parent& parent, std::vector<UnitSlot<Unit>>& slots, Ctx& ctx,
+                                             M& am) {
+    NestAnalyses<Parent> analyses{&am, SinkRef<Parent>(ctx.instrument_set()), {}};
+    auto& set = ctx.instrument_set();
+    try {
+      if constexpr (requires { ctx.executor(); }) {
+        if (ctx.executor() && !options.serial && slots.size() >= 2) {
+          log(LogLevel::info, std::string(nest_info.name) +
+                                  ": running units serially: the context has an analysis manager (analyses "
+                                  "inside parallel nests are not supported yet).");
+        }
+      }
+      run_serial(nest_info, children, parent, slots, ctx, &analyses);
+      if (analyses.common) am.invalidate_with(*analyses.common, InvalidationScope::module_only, nullptr, set);
+    } catch (...) {
+      am.clear_after_failure(set);  // SPEC §11.13, §10.6: the parent is not rebuilt
+      throw;
+    }
   }
 
   // with_gate(ctx, f): f(gate) with the gate state the children use, taken
@@ -366,6 +491,8 @@ class Nest : public CallablePass<Nest<Unit, Ps...>> {
 
  public:
   using unit_type = Unit;
+  // The nest invalidates for its units itself (SPEC §11.13); as a pass it preserves everything.
+  using preserves = passinfra::preserves_all;
   static constexpr PassInfo default_info{unit_kind_name<Unit>(), 0};
 
   constexpr Nest()

@@ -24,11 +24,14 @@
 // declaration united with its marks, and only then run_after_pass runs; a
 // body that throws clears the cache (one run_analysis_invalidated each)
 // before run_after_pass_failed. A vetoed pass never reaches its body:
-// nothing is invalidated.
+// nothing is invalidated. A unit-level pass of a nest whose context holds a
+// manager for the parent (a context with nest_analyses(): SPEC §11.13)
+// invalidates its unit's function results instead (run_in_unit).
 #pragma once
 
 #include <cstddef>
 #include <exception>
+#include <optional>
 #include <string_view>
 #include <type_traits>
 #include <utility>
@@ -269,6 +272,74 @@ PASSINFRA_ALWAYS_INLINE IR run_with_analyses(const P& pass, IR ir, Ctx& ctx, con
   }
 }
 
+// declared_set(pass): what the pass declares it preserves (SPEC §10.4).
+template <class P>
+const PreservedAnalyses& declared_set(const P& pass) {
+  if constexpr (requires { pass.preserved_analyses(); }) {
+    return pass.preserved_analyses();
+  } else if constexpr (!check_preserves<P>()) {
+    return not_reached<PreservedAnalyses>();  // the static_assert above has said what is wrong
+  } else {
+    return preserved_analyses_of<P>;
+  }
+}
+
+// run_in_unit: a unit-level pass of a nest whose context has an analysis
+// manager for the nest's parent (SPEC §11.13; `ctx` is the unit's context,
+// whose nest_analyses() is the nest run's state, null when the context
+// holds no manager now). A level for the pass's marks; when the body
+// returns, the unit's function results are invalidated with the pass's
+// effective set (declaration ∪ marks), which the nest's intersection takes
+// in, before run_after_pass; a body that throws clears the cache first.
+template <class P, class Unit, class Ctx, class Gate, class Hooks>
+PASSINFRA_ALWAYS_INLINE Unit run_in_unit(const P& pass, Unit unit, Ctx& ctx, const Gate& gate, Hooks& hooks) {
+  auto* na = ctx.nest_analyses();
+  if (na == nullptr) [[unlikely]] {
+    if constexpr (HasAnalyses<Ctx>) {
+      return run_with_analyses(pass, std::move(unit), ctx, gate, hooks);  // a ContextRef outside a nest
+    } else {
+      return run_plain(pass, std::move(unit), ctx, gate, hooks);
+    }
+  }
+  auto& am = *na->am;
+  using M = std::remove_reference_t<decltype(am)>;
+  // The analysis hooks: the outer context's set (UnitContext), else those
+  // the nest took from it (a ContextRef<Unit>, whose set has hooks for Unit only).
+  auto& set = [&]() -> auto& {
+    if constexpr (requires { ctx.outer(); }) {
+      return ctx.instrument_set();
+    } else {
+      return na->sink;
+    }
+  }();
+  using Level = typename M::template PassLevel<std::remove_reference_t<decltype(set)>>;
+  const Level level(am, set);
+  auto body = [&](Unit in) -> Unit {
+    Unit out = [&]() -> Unit {
+      try {
+        return pass.transform(std::move(in), ctx);
+      } catch (...) {
+        am.clear_after_failure(set);  // SPEC §10.6
+        am.drop_marks();
+        throw;
+      }
+    }();
+    PreservedAnalyses effective = declared_set(pass);
+    if (std::optional<PreservedAnalyses> marks = am.take_marks()) effective.unite(*marks);
+    if (na->keyed) am.invalidate_with(effective, InvalidationScope::function, &na->unit_key, set);
+    na->ran(effective);
+    return out;
+  };
+  if constexpr (Hooks::template hook_free<Unit>) {
+    return body(std::move(unit));
+  } else {
+    const PassInfo& info = info_of<P>(pass);
+    bool ask_should_run = false;  // a name in required_pass skips should_run
+    if constexpr (Hooks::template has_should_run<Unit>) ask_should_run = !gate.is_required(info.name);
+    return run_hooks(hooks, std::move(unit), info, ask_should_run, body);
+  }
+}
+
 // run_gated(pass, ir, ctx, gate, hooks): SPEC §3, with the required_pass
 // test answered by `gate` and the hooks called through `hooks` (the
 // context's instrument set, or a pipeline's hook_view of it); run() and
@@ -277,6 +348,8 @@ template <class P, class IR, class Ctx, class Gate, class Hooks>
 PASSINFRA_ALWAYS_INLINE IR run_gated(const P& pass, IR ir, Ctx& ctx, const Gate& gate, Hooks& hooks) {
   if constexpr (!check_run<P, IR, Ctx>()) {
     return ir;  // the static_assert above has said what is wrong
+  } else if constexpr (requires { ctx.nest_analyses(); }) {
+    return run_in_unit(pass, std::move(ir), ctx, gate, hooks);  // a unit's context (SPEC §11.13)
   } else if constexpr (HasAnalyses<Ctx>) {
     return run_with_analyses(pass, std::move(ir), ctx, gate, hooks);
   } else {

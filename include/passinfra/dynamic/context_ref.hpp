@@ -9,7 +9,9 @@
 // ref.analysis_manager()              the wrapped context's AnalysisManager<IR> (null: none)
 // ref.analyses()                      AnalysisHandle over that manager (SPEC §10.9): the same
 //                                     cache as the wrapped context's, its hooks fire; Error
-//                                     (SPEC §10.8) when the context has no manager
+//                                     (SPEC §10.8) when the context has no manager. For a unit
+//                                     type (ir_traits<IR>::parent_type): the UnitAnalysisHandle
+//                                     of SPEC §11.13 inside a nest, Error elsewhere
 // ref.executor()                      the wrapped context's executor (empty: nests are serial)
 // Inside a nest (the ContextRef<Unit> of a unit pass, SPEC §11.2):
 // ref.parent()                        const ir_traits<IR>::parent_type&: the nest's parent snapshot
@@ -93,6 +95,14 @@ template <class IR>
   requires requires { typename ir_traits<IR>::unit_types; }
 struct UnitTables<IR> : UnitTablesOf<typename ir_traits<IR>::unit_types> {};
 
+// HasNestAnalysesFor<Ctx, Parent>: Ctx is a unit's context that may hold a
+// nest's analysis state for Parent (UnitContext under a context with a
+// manager for Parent, or a ContextRef of one).
+template <class Ctx, class Parent>
+concept HasNestAnalysesFor = requires(const Ctx& ctx) {
+  { ctx.nest_analyses() } -> std::same_as<NestAnalyses<Parent>*>;
+};
+
 template <class IR>
 struct ContextVTable {
   bool (*pass_enabled)(const void*, const PassInfo&);
@@ -124,6 +134,10 @@ struct ContextVTable {
   const PipelineInfo* (*pipeline)(const void*);
   void (*after_pipeline_failed)(void*, const PipelineInfo&, const std::exception_ptr&, std::size_t, std::size_t);
   typename UnitTables<IR>::type units;
+  // Analyses inside a nest (SPEC §11.13): the unit context's nest run state,
+  // a NestAnalyses<ir_traits<IR>::parent_type>* (null: not a unit's context
+  // under a manager for that parent).
+  void* (*nest_analyses)(const void*);
 };
 
 // The manager of a context, as the run-time table every manager derives from.
@@ -329,6 +343,14 @@ inline constexpr ContextVTable<IR> context_vtable_for{
       }
     },
     unit_tables_of<IR, Ctx>(),
+    +[]([[maybe_unused]] const void* c) -> void* {
+      if constexpr (HasParentType<IR>) {
+        if constexpr (HasNestAnalysesFor<Ctx, typename ir_traits<IR>::parent_type>) {
+          return static_cast<void*>(static_cast<const Ctx*>(c)->nest_analyses());
+        }
+      }
+      return nullptr;
+    },
 };
 
 }  // namespace detail
@@ -529,14 +551,38 @@ class ContextRef {
   // analyses(): the wrapped context's manager seen from a pass body (SPEC
   // §10.9): the same cache, misses fire the wrapped context's analysis
   // hooks, marks go to the innermost running pass.
-  AnalysisHandle<ContextRef> analyses() {
-    AnalysisManager<IR>* am = analysis_manager();
-    if (am == nullptr) [[unlikely]] {
-      throw Error(
-          "ctx.analyses(): this PassContext<IR> has no analysis manager; construct it with "
-          "PassContext<IR>(options, instruments, &am)");
+  //
+  // For a unit type (ir_traits<IR>::parent_type), the parent's manager seen
+  // from the unit a nest runs this pass on (SPEC §11.13): a
+  // UnitAnalysisHandle with the members of UnitContext's; Error outside a
+  // nest whose context has a manager for the parent.
+  auto analyses() {
+    if constexpr (HasParentType<IR>) {
+      using Parent = typename ir_traits<IR>::parent_type;
+      detail::NestAnalyses<Parent>* na = nest_analyses();
+      if (na == nullptr) [[unlikely]] {
+        throw Error(
+            "ctx.analyses(): this PassContext<IR> has no analysis manager; construct it with "
+            "PassContext<IR>(options, instruments, &am)");
+      }
+      return UnitAnalysisHandle<AnalysisManager<Parent>, detail::SinkRef<Parent>>(*na->am, na->sink);
+    } else {
+      AnalysisManager<IR>* am = analysis_manager();
+      if (am == nullptr) [[unlikely]] {
+        throw Error(
+            "ctx.analyses(): this PassContext<IR> has no analysis manager; construct it with "
+            "PassContext<IR>(options, instruments, &am)");
+      }
+      return AnalysisHandle<ContextRef>(*am, *this);
     }
-    return AnalysisHandle<ContextRef>(*am, *this);
+  }
+  // nest_analyses(): inside a nest whose context has a manager for the
+  // parent, the nest run's analysis state (what run() uses, core/run.hpp); else null.
+  auto nest_analyses() const noexcept
+    requires HasParentType<IR>
+  {
+    return static_cast<detail::NestAnalyses<typename ir_traits<IR>::parent_type>*>(
+        set_.vtable_->nest_analyses(set_.context_));
   }
 
  private:

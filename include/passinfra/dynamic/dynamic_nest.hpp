@@ -48,6 +48,8 @@ class DynamicNest : public CallablePass<DynamicNest<Parent, Unit>> {
  public:
   using parent_type = Parent;
   using unit_type = Unit;
+  // The nest invalidates for its units itself (SPEC §11.13); as a pass it preserves everything.
+  using preserves = passinfra::preserves_all;
   static constexpr PassInfo default_info{unit_kind_name<Unit>(), 0};
 
   DynamicNest() = default;
