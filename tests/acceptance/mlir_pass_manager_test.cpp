@@ -3,7 +3,7 @@
 //
 //   mlir/unittests/Pass/PassManagerTest.cpp
 //     OpSpecificAnalysis    a unit pass annotating each function (by name; and via
-//                           analyses inside the nest: skipped until SPEC §11.13 lands)
+//                           analyses inside the nest, SPEC §11.13)
 //     PassInstrumentation   instrument hooks that throw around a unit pass
 //     ExecutionAction       an instrument that lets only each unit's first pass run
 //     InvalidPass           a pass at the wrong level; an emptied nest runs and keeps the IR
@@ -747,11 +747,9 @@ struct AnnotateWithAnalyses {
 
 }  // namespace
 
-// Skipped: SPEC §11.13 (analyses inside nests) is not in core/nest.hpp yet: a unit
-// context has no analyses() seen from its unit (DESIGN: ctx.analyses().get<A>(ctx.parent(), fn)).
-// Remove the skip when it lands.
-TEST_CASE("acceptance MLIR PassManagerTest.OpSpecificAnalysis, with analyses: function analyses of each unit" *
-          doctest::skip()) {
+// SPEC §11.13: a unit context's analyses() is the parent's manager seen from its unit
+// (with a manager, the nest runs its units serially in this release).
+TEST_CASE("acceptance MLIR PassManagerTest.OpSpecificAnalysis, with analyses: function analyses of each unit") {
   const Module input = tinyir::parse(R"(
 def @secret(%x: Tensor[(2), float32]) -> Tensor[(2), float32] {
   add(%x, %x)
