@@ -17,7 +17,7 @@
 //                                        AFTER_FAILURE: PrintIR* inside a nest, per unit
 //   mlir/test/Pass/pipeline-parsing.mlir function(...) text, round trips, CHECK_ERROR_1..5,
 //                                        did-you-mean; nests of nests (a three-level IR:
-//                                        static; the dynamic layer is skipped, see there)
+//                                        static and dynamic, from text too)
 //   mlir/test/Pass/pipeline-stats.mlir   counters of function(FoldConstant,FoldConstant)
 //   mlir/test/Pass/crash-recovery.mlir   the local reproducer: the failing unit's input
 //
@@ -965,20 +965,11 @@ TEST_CASE("acceptance MLIR pass-timing.mlir NESTED_PIPELINE, static: nest<Module
   }
 }
 
-// Skipped: nests of nests do not compile on the dynamic layer. A DynamicNest (or
-// any nest) inside a unit of a DynamicNest runs under ContextRef<Module>, whose
-// vtable (dynamic/context_ref.hpp, unit_hook_table_for) asks the parent's
-// ErasedInstrumentSet<Program> for the hooks of Func, a unit type of the unit
-// type, which ir_traits<Program>::unit_types does not list and which that set
-// cannot forward ("no matching function for call to
-// ErasedInstrumentSet<NProgram>::run_before_pass(const NFunc&, ...)"). SPEC §11.1
-// says "a unit type may have units of its own, so nests nest"; the fix belongs to
-// dynamic/context_ref.hpp (and AnyInstrument's unit hooks, transitively over the
-// unit types' unit_types). Build with -DPASSINFRA_TEST_DYNAMIC_NESTS_OF_NESTS=1 and
-// drop the skip once it is fixed.
-TEST_CASE("acceptance MLIR pipeline-parsing.mlir nested, dynamic: module(ModPass,func(FnPass)) from text" *
-          doctest::skip()) {
-#if defined(PASSINFRA_TEST_DYNAMIC_NESTS_OF_NESTS)
+// Nests of nests on the dynamic layer: a DynamicNest inside a unit of a
+// DynamicNest runs under ContextRef<NModule>, whose hooks for NFunc (a unit
+// type of the unit type) reach the PassContext<NProgram>'s instruments:
+// ir_traits' unit types are followed transitively (SPEC §11.1: nests nest).
+TEST_CASE("acceptance MLIR pipeline-parsing.mlir nested, dynamic: module(ModPass,func(FnPass)) from text") {
   using namespace nested;
   pi::PassRegistry<NProgram> programs;
   pi::PassRegistry<NModule> modules;
@@ -1008,20 +999,13 @@ TEST_CASE("acceptance MLIR pipeline-parsing.mlir nested, dynamic: module(ModPass
     CHECK(shape == kNestedShape);
     CHECK_FALSE(logs.contains("running units serially"));
   }
-#else
-  FAIL("nests of nests on the dynamic layer: see the comment above this test");
-#endif
 }
 
-// Skipped: the same static nest of nests under a dynamic PassContext<NProgram>
-// runs and gives the right IR, but the instruments never see the inner level:
-// AnyInstrument<NProgram> erases the hooks of ir_traits<NProgram>::unit_types
-// (NModule) only, so every NFunc hook (pipeline and pass hooks) is silently
-// dropped, serially and in parallel (the timing tree lacks the func units).
-// Needs the unit hooks of the unit types' own unit_types, transitively, in
-// dynamic/any_instrument.hpp and dynamic/context_ref.hpp. Drop the skip then.
-TEST_CASE("acceptance MLIR pass-timing.mlir NESTED_PIPELINE, static nest under a dynamic PassContext" *
-          doctest::skip()) {
+// The same static nest of nests under a dynamic PassContext<NProgram>: the
+// instruments see the inner level too (AnyInstrument<NProgram> erases the
+// hooks of NModule and of NModule's own unit type NFunc), serially and in
+// parallel, so the timing tree has the func units.
+TEST_CASE("acceptance MLIR pass-timing.mlir NESTED_PIPELINE, static nest under a dynamic PassContext") {
   using namespace nested;
   const auto static_nest = pi::nest<NModule>(ModPass{}, pi::nest<NFunc>(FnPass{}));
   pi::ThreadPool pool(2);

@@ -46,6 +46,7 @@
 #include "passinfra/core/ir_traits.hpp"
 #include "passinfra/core/pass_info.hpp"
 #include "passinfra/core/pipeline_info.hpp"
+#include "passinfra/core/units.hpp"
 #include "passinfra/detail/type_name.hpp"
 
 namespace passinfra {
@@ -144,7 +145,7 @@ inline constexpr bool has_unit_hook_in<I, L<Us...>> = (HasUnitHook<I, Us> || ...
 template <class I, class IR>
 consteval bool has_hook_for_units_of() {
   if constexpr (requires { typename ir_traits<IR>::unit_types; }) {
-    return has_unit_hook_in<I, typename ir_traits<IR>::unit_types>;
+    return has_unit_hook_in<I, unit_types_closure<IR>>;
   } else {
     return false;
   }

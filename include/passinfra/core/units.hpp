@@ -60,11 +60,46 @@ template <class L, class U>
 inline constexpr bool in_unit_list = false;
 template <class... Us, class U>
 inline constexpr bool in_unit_list<unit_list<Us...>, U> = (std::is_same_v<Us, U> || ...);
-template <class IR, class U>
-inline constexpr bool is_unit_of = false;
-template <class IR, class U>
+
+// direct_unit_types<IR>: ir_traits<IR>::unit_types, or unit_list<> when IR lists none.
+template <class IR>
+struct direct_unit_types {
+  using type = unit_list<>;
+};
+template <class IR>
   requires requires { typename ir_traits<IR>::unit_types; }
-inline constexpr bool is_unit_of<IR, U> = in_unit_list<typename ir_traits<IR>::unit_types, U>;
+struct direct_unit_types<IR> {
+  using type = typename ir_traits<IR>::unit_types;
+};
+
+// unit_types_closure<IR>: IR's unit types, their unit types, and so on (SPEC
+// §11.1: nests nest), each once, nearest first. What an instrument held for
+// IR (AnyInstrument<IR>, ContextRef<IR>) forwards hooks for: a nest of nests
+// runs its innermost units' hooks through the outermost context.
+template <class Done, class Todo>
+struct unit_closure_step;
+template <class... Ds>
+struct unit_closure_step<unit_list<Ds...>, unit_list<>> {
+  using type = unit_list<Ds...>;
+};
+template <class... Ds, class T, class... Ts>
+struct unit_closure_step<unit_list<Ds...>, unit_list<T, Ts...>> {
+  template <class L>
+  struct then;
+  template <class... Ns>
+  struct then<unit_list<Ns...>> {
+    using type = typename unit_closure_step<unit_list<Ds..., T>, unit_list<Ts..., Ns...>>::type;
+  };
+  using type =
+      typename std::conditional_t<(std::is_same_v<T, Ds> || ...), unit_closure_step<unit_list<Ds...>, unit_list<Ts...>>,
+                                  then<typename direct_unit_types<T>::type>>::type;
+};
+template <class IR>
+using unit_types_closure = typename unit_closure_step<unit_list<>, typename direct_unit_types<IR>::type>::type;
+
+// is_unit_of<IR, U>: U is a unit type of IR, directly or through units of units.
+template <class IR, class U>
+inline constexpr bool is_unit_of = in_unit_list<unit_types_closure<IR>, U>;
 
 }  // namespace detail
 

@@ -118,7 +118,7 @@ template <class IR>
 struct InstrumentUnitTables : InstrumentUnitTablesOf<void> {};
 template <class IR>
   requires requires { typename ir_traits<IR>::unit_types; }
-struct InstrumentUnitTables<IR> : InstrumentUnitTablesOf<typename ir_traits<IR>::unit_types> {};
+struct InstrumentUnitTables<IR> : InstrumentUnitTablesOf<unit_types_closure<IR>> {};
 
 // The Concept half of the erasure: one table of hook entries per type T.
 template <class IR>

@@ -93,7 +93,7 @@ template <class IR>
 struct UnitTables : UnitTablesOf<void> {};
 template <class IR>
   requires requires { typename ir_traits<IR>::unit_types; }
-struct UnitTables<IR> : UnitTablesOf<typename ir_traits<IR>::unit_types> {};
+struct UnitTables<IR> : UnitTablesOf<unit_types_closure<IR>> {};
 
 // HasNestAnalysesFor<Ctx, Parent>: Ctx is a unit's context that may hold a
 // nest's analysis state for Parent (UnitContext under a context with a
@@ -246,7 +246,7 @@ constexpr std::tuple<const UnitHookTable<Us>*...> unit_tables_for(unit_list<Us..
 template <class IR, class Ctx>
 constexpr typename UnitTables<IR>::type unit_tables_of() {
   if constexpr (requires { typename ir_traits<IR>::unit_types; }) {
-    return unit_tables_for<Ctx>(static_cast<typename ir_traits<IR>::unit_types*>(nullptr));
+    return unit_tables_for<Ctx>(static_cast<unit_types_closure<IR>*>(nullptr));
   } else {
     return {};
   }
