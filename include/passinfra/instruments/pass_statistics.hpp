@@ -77,9 +77,7 @@ class PassStatistics {
     }
     return *this;
   }
-  PassStatistics(PassStatistics&& other)
-      : PassStatistics(std::as_const(other)) {}  // NOLINT: a copy (counts stay readable in `other`)
-  PassStatistics& operator=(PassStatistics&& other) { return *this = std::as_const(other); }  // NOLINT: as the copy
+  // No move constructor or assignment: a move is a copy (the moved-from object stays usable).
   ~PassStatistics() = default;
 
   std::string_view name() const noexcept { return "PassStatistics"; }

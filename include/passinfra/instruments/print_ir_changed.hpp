@@ -70,9 +70,7 @@ class PrintIRChanged {
     }
     return *this;
   }
-  PrintIRChanged(PrintIRChanged&& other)
-      : PrintIRChanged(std::as_const(other)) {}  // NOLINT: a copy, other stays usable
-  PrintIRChanged& operator=(PrintIRChanged&& other) { return *this = std::as_const(other); }  // NOLINT: as the copy
+  // No move constructor or assignment: a move is a copy (the moved-from object stays usable).
   ~PrintIRChanged() = default;
 
   std::string_view name() const noexcept { return "PrintIRChanged"; }
