@@ -1,4 +1,4 @@
-# "How to Use TVM Pass Infra" (../shared/tvm-tutorials/use_pass_infra.rst), its
+# "How to Use TVM Pass Infra" (a TVM tutorial), its
 # Python code with only the renames tvm -> passinfra, relay -> passinfra.tinyir.
 # Left out: `from tvm import te` (imported, never used; passinfra has no te) and
 # `with tvm.target.Target("llvm"):` (passinfra has no targets; its body runs as is).

@@ -1,4 +1,4 @@
-# "How to Use TVM Pass Instrument" (../shared/tvm-tutorials/use_pass_instrument.md),
+# "How to Use TVM Pass Instrument" (a TVM tutorial),
 # its Python code with only the renames tvm -> passinfra, relay -> passinfra.tinyir.
 # Left out: `from tvm.contrib.download import download_testdata` (imported, never
 # used by the tutorial; passinfra downloads nothing). The comments are the
