@@ -1,4 +1,4 @@
-# The AnnotateSpans notebook (a TVM notebook), the
+# TVM's AnnotateSpans notebook, the
 # parts of its Python code passinfra can run, with only the renames
 # tvm -> passinfra, relay -> passinfra.tinyir. Left out: In [1]-[7] (the
 # PyTorch ResNet through relay.frontend.from_pytorch: no PyTorch frontend) and
