@@ -128,16 +128,61 @@ bool analyses_available(Ctx& ctx) noexcept {
   }
 }
 
-template <class Ctx>
-class AnalysisHandle {
+namespace detail {
+// HandleBase<M>: what AnalysisHandle and UnitAnalysisHandle share: the
+// manager, its cached results (never computed, no hook) and the marks of
+// the innermost running pass (SPEC §10.4).
+template <class M>
+class HandleBase {
  public:
-  using manager_type = std::remove_pointer_t<decltype(std::declval<Ctx&>().analysis_manager())>;
+  using manager_type = M;
   using ir_type = typename manager_type::ir_type;
-  using function_type = detail::function_param_t<ir_type>;
-
-  AnalysisHandle(manager_type& am, Ctx& ctx) noexcept : am_(&am), ctx_(&ctx) {}
+  using function_type = function_param_t<ir_type>;
 
   manager_type& manager() const noexcept { return *am_; }
+
+  template <class A>
+  const typename A::result_type* get_cached() const {
+    return std::as_const(*am_).template get_cached<A>();
+  }
+  template <class A>
+  const typename A::result_type* get_cached(const function_type& fn) const {
+    return std::as_const(*am_).template get_cached<A>(fn);
+  }
+
+  // Marks: united with the innermost running pass's declaration.
+  template <class... As>
+  void preserve() const {
+    am_->marks("ctx.analyses().preserve<...>()").template preserve<As...>();
+  }
+  void preserve(std::string_view name) const { preserve(am_->key_of(name)); }
+  void preserve(AnalysisKey key) const { am_->marks("ctx.analyses().preserve(key)").preserve(key); }
+  void preserve_all() const { am_->marks("ctx.analyses().preserve_all()").preserve_all(); }
+  template <class... As>
+  void abandon() const {
+    am_->marks("ctx.analyses().abandon<...>()").template abandon<As...>();
+  }
+  void abandon(std::string_view name) const { abandon(am_->key_of(name)); }
+  void abandon(AnalysisKey key) const { am_->marks("ctx.analyses().abandon(key)").abandon(key); }
+
+ protected:
+  explicit HandleBase(manager_type& am) noexcept : am_(&am) {}
+  manager_type* am_;
+};
+}  // namespace detail
+
+template <class Ctx>
+class AnalysisHandle
+    : public detail::HandleBase<std::remove_pointer_t<decltype(std::declval<Ctx&>().analysis_manager())>> {
+  using Base = detail::HandleBase<std::remove_pointer_t<decltype(std::declval<Ctx&>().analysis_manager())>>;
+  using Base::am_;
+
+ public:
+  using typename Base::function_type;
+  using typename Base::ir_type;
+  using typename Base::manager_type;
+
+  AnalysisHandle(manager_type& am, Ctx& ctx) noexcept : Base(am), ctx_(&ctx) {}
 
   template <class A>
   const typename A::result_type& get(const ir_type& ir) const {
@@ -163,14 +208,6 @@ class AnalysisHandle {
     detail::SinkRef<ir_type> sink(ctx_->instrument_set());
     return am_->get_erased(name, ir, &fn, &sink);
   }
-  template <class A>
-  const typename A::result_type* get_cached() const {
-    return std::as_const(*am_).template get_cached<A>();
-  }
-  template <class A>
-  const typename A::result_type* get_cached(const function_type& fn) const {
-    return std::as_const(*am_).template get_cached<A>(fn);
-  }
 
   void invalidate(const PreservedAnalyses& pa) const {
     am_->invalidate_with(pa, detail::InvalidationScope::all, nullptr, ctx_->instrument_set());
@@ -183,23 +220,7 @@ class AnalysisHandle {
   }
   void clear() const { am_->clear_with(ctx_->instrument_set()); }
 
-  // Marks (SPEC §10.4): united with the innermost running pass's declaration.
-  template <class... As>
-  void preserve() const {
-    am_->marks("ctx.analyses().preserve<...>()").template preserve<As...>();
-  }
-  void preserve(std::string_view name) const { preserve(am_->key_of(name)); }
-  void preserve(AnalysisKey key) const { am_->marks("ctx.analyses().preserve(key)").preserve(key); }
-  void preserve_all() const { am_->marks("ctx.analyses().preserve_all()").preserve_all(); }
-  template <class... As>
-  void abandon() const {
-    am_->marks("ctx.analyses().abandon<...>()").template abandon<As...>();
-  }
-  void abandon(std::string_view name) const { abandon(am_->key_of(name)); }
-  void abandon(AnalysisKey key) const { am_->marks("ctx.analyses().abandon(key)").abandon(key); }
-
  private:
-  manager_type* am_;
   Ctx* ctx_;
 };
 
@@ -246,15 +267,16 @@ struct NestAnalyses {
 // §11.13). `Set` is the instrument set whose analysis hooks fire (the
 // outer context's); the IR of every request is the nest's parent.
 template <class M, class Set>
-class UnitAnalysisHandle {
+class UnitAnalysisHandle : public detail::HandleBase<M> {
+  using Base = detail::HandleBase<M>;
+  using Base::am_;
+
  public:
-  using manager_type = M;
-  using ir_type = typename manager_type::ir_type;
-  using function_type = detail::function_param_t<ir_type>;
+  using typename Base::function_type;
+  using typename Base::ir_type;
+  using typename Base::manager_type;
 
-  UnitAnalysisHandle(manager_type& am, Set& set) noexcept : am_(&am), set_(&set) {}
-
-  manager_type& manager() const noexcept { return *am_; }
+  UnitAnalysisHandle(manager_type& am, Set& set) noexcept : Base(am), set_(&set) {}
 
   // get<A>(parent): a module result: the cached one, else passinfra::Error
   // (module results are read-only inside a nest; the manager says which
@@ -284,14 +306,6 @@ class UnitAnalysisHandle {
     detail::SinkRef<ir_type> sink(*set_);
     return am_->get_erased(name, ir, &fn, &sink);
   }
-  template <class A>
-  const typename A::result_type* get_cached() const {
-    return std::as_const(*am_).template get_cached<A>();
-  }
-  template <class A>
-  const typename A::result_type* get_cached(const function_type& fn) const {
-    return std::as_const(*am_).template get_cached<A>(fn);
-  }
   // get_cached_parent<A>(): the cached module result or null; never
   // computes (MLIR's getCachedParentAnalysis).
   template <class A>
@@ -303,23 +317,7 @@ class UnitAnalysisHandle {
     }
   }
 
-  // Marks (SPEC §10.4): the innermost running unit-level pass's.
-  template <class... As>
-  void preserve() const {
-    am_->marks("ctx.analyses().preserve<...>()").template preserve<As...>();
-  }
-  void preserve(std::string_view name) const { preserve(am_->key_of(name)); }
-  void preserve(AnalysisKey key) const { am_->marks("ctx.analyses().preserve(key)").preserve(key); }
-  void preserve_all() const { am_->marks("ctx.analyses().preserve_all()").preserve_all(); }
-  template <class... As>
-  void abandon() const {
-    am_->marks("ctx.analyses().abandon<...>()").template abandon<As...>();
-  }
-  void abandon(std::string_view name) const { abandon(am_->key_of(name)); }
-  void abandon(AnalysisKey key) const { am_->marks("ctx.analyses().abandon(key)").abandon(key); }
-
  private:
-  manager_type* am_;
   Set* set_;
 };
 
