@@ -80,6 +80,7 @@
 #include "passinfra/core/pipeline_info.hpp"
 #include "passinfra/core/units.hpp"
 #include "passinfra/detail/exception_text.hpp"
+#include "passinfra/instruments/output.hpp"
 
 namespace passinfra {
 
@@ -196,7 +197,7 @@ class CrashReproducer {
   // exit_pass_ctx: drops the calling thread's inputs and what was reported.
   void exit_pass_ctx() noexcept {
     const std::lock_guard lock(state_->mutex);
-    if (Stack* stack = state_->find(thread_ordinal())) stack->clear();
+    if (Stack* stack = state_->stacks.find()) stack->clear();
     state_->reported.clear();
   }
 
@@ -206,17 +207,17 @@ class CrashReproducer {
     if constexpr (PrintableIR<IR>) {
       Input input{std::make_shared<const std::string>(ir_traits<IR>::print(ir)), unit_path(), unit_key()};
       const std::lock_guard lock(state_->mutex);
-      state_->mine().push_back(std::move(input));
+      state_->stacks.mine().push_back(std::move(input));
     } else if constexpr (HasParentType<IR>) {
       // A unit that cannot print itself: the nest's input stands for it, shared: the
       // enclosing entry on this thread, or on a worker the top of the nest thread's stack.
       Input input{nullptr, unit_path(), unit_key()};
       const std::lock_guard lock(state_->mutex);
-      Stack& mine = state_->mine();
+      Stack& mine = state_->stacks.mine();
       const Stack* from = &mine;
       if (mine.empty()) {
         if (const PipelineInfo* p = current_pipeline(); p != nullptr && p->parent_thread != p->thread)
-          from = state_->find(p->parent_thread);
+          from = state_->stacks.find(p->parent_thread);
       }
       input.text = from == nullptr || from->empty() ? std::make_shared<const std::string>() : from->back().text;
       mine.push_back(std::move(input));
@@ -232,14 +233,14 @@ class CrashReproducer {
   template <class IR>
   void run_after_pass(const IR&, const PassInfo&) noexcept {
     const std::lock_guard lock(state_->mutex);
-    if (Stack* stack = state_->find(thread_ordinal()); stack != nullptr && !stack->empty()) stack->pop_back();
+    if (Stack* stack = state_->stacks.find(); stack != nullptr && !stack->empty()) stack->pop_back();
   }
 
   // run_after_pass_failed: the first call for an exception writes the report
   // (unless a lower unit of the same nest run has already failed).
   void run_after_pass_failed(const PassInfo& info, const std::exception_ptr& error) {
     const std::lock_guard lock(state_->mutex);
-    Stack* stack = state_->find(thread_ordinal());
+    Stack* stack = state_->stacks.find();
     if (stack == nullptr || stack->empty()) return;  // dropped by exit_pass_ctx while the pass ran
     Input input = std::move(stack->back());
     stack->pop_back();
@@ -334,23 +335,12 @@ class CrashReproducer {
 
   // Shared by copies (as the stream or file they write to).
   struct State {
-    std::mutex mutex;                                     // guards everything below
-    std::vector<std::pair<std::uint32_t, Stack>> stacks;  // per thread_ordinal()
-    std::vector<std::exception_ptr> reported;             // the exceptions of the current failure, reported
+    std::mutex mutex;                          // guards everything below
+    detail::PerThread<Stack> stacks;           // per thread_ordinal()
+    std::vector<std::exception_ptr> reported;  // the exceptions of the current failure, reported
     std::optional<CrashReport> last;
     std::optional<UnitKey> last_key;  // where `last` failed (none: outside nests)
     std::size_t reports = 0;
-    Stack* find(std::uint32_t thread) noexcept {
-      for (auto& [t, stack] : stacks) {
-        if (t == thread) return &stack;
-      }
-      return nullptr;
-    }
-    Stack& mine() {
-      const std::uint32_t self = thread_ordinal();
-      if (Stack* stack = find(self)) return *stack;
-      return stacks.emplace_back(self, Stack{}).second;
-    }
   };
 
   std::filesystem::path file_;

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <initializer_list>
 #include <ostream>
 #include <string>
@@ -110,6 +111,32 @@ class SharedCount {
 
  private:
   std::atomic<std::size_t> n_{0};
+};
+
+// PerThread<T>: one T per thread (by thread_ordinal()), for the state an
+// instrument pairs across hooks on one thread (a stack of saved inputs, the
+// last should_run), so that a parallel nest's units keep theirs apart
+// (SPEC §11.8). Not synchronized: the instrument holds its lock around it.
+template <class T>
+class PerThread {
+ public:
+  // The T of `thread` (default: the calling thread), or null if it has none yet.
+  T* find(std::uint32_t thread = thread_ordinal()) noexcept {
+    for (auto& [t, value] : items_) {
+      if (t == thread) return &value;
+    }
+    return nullptr;
+  }
+  // The calling thread's T, made from `initial` at its first use.
+  T& mine(T initial = T{}) {
+    const std::uint32_t self = thread_ordinal();
+    if (T* value = find(self)) return *value;
+    return items_.emplace_back(self, std::move(initial)).second;
+  }
+  void clear() noexcept { items_.clear(); }
+
+ private:
+  std::vector<std::pair<std::uint32_t, T>> items_;
 };
 
 // append_unit(text): inside a nest's unit pipeline, " on <unit name>" (SPEC §11.8).

@@ -45,12 +45,12 @@
 #include <mutex>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "passinfra/core/pass_info.hpp"
+#include "passinfra/instruments/output.hpp"
 
 namespace passinfra {
 
@@ -162,7 +162,7 @@ class PassStatistics {
     std::mutex mutex;  // guards everything below
     std::vector<Row> rows;
     std::unordered_map<std::string, std::size_t, Hash, std::equal_to<>> index;
-    std::vector<std::pair<std::thread::id, std::size_t>> asked;  // per thread: the row its last should_run asked
+    detail::PerThread<std::size_t> asked;  // per thread: the row its last should_run asked
   };
 
   static PassCounts counts_of(const Row& r) noexcept {
@@ -172,13 +172,7 @@ class PassStatistics {
   }
 
   // The calling thread's last asked row (under the lock).
-  std::size_t& asked() {
-    const std::thread::id self = std::this_thread::get_id();
-    for (auto& [thread, row] : state_->asked) {
-      if (thread == self) return row;
-    }
-    return state_->asked.emplace_back(self, none).second;
-  }
+  std::size_t& asked() { return state_->asked.mine(none); }
 
   // The row of `name`, made at its first sight (under the lock).
   std::size_t row(std::string_view name) {

@@ -32,7 +32,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -78,7 +77,7 @@ class PrintIRChanged {
 
   void exit_pass_ctx() noexcept {
     const std::lock_guard lock(saved_->mutex);
-    if (Stack* stack = saved_->find()) stack->clear();
+    if (Stack* stack = saved_->stacks.find()) stack->clear();
   }
 
   // run_before_pass: saves the printed input (nothing for a filtered-out pass).
@@ -89,7 +88,7 @@ class PrintIRChanged {
       std::optional<std::string> text;
       if (filter_.matches(info.name)) text = ir_traits<IR>::print(ir);
       const std::lock_guard lock(saved_->mutex);
-      saved_->mine().push_back(std::move(text));
+      saved_->stacks.mine().push_back(std::move(text));
     }
   }
 
@@ -101,7 +100,7 @@ class PrintIRChanged {
       std::optional<std::string> before;
       {
         const std::lock_guard lock(saved_->mutex);
-        Stack* stack = saved_->find();
+        Stack* stack = saved_->stacks.find();
         if (stack == nullptr || stack->empty()) return;  // its input was dropped (exit_pass_ctx while it ran)
         before = std::move(stack->back());
         stack->pop_back();
@@ -132,7 +131,7 @@ class PrintIRChanged {
   // run_after_pass_failed: the pass produced no output; drop its input.
   void run_after_pass_failed(const PassInfo&, const std::exception_ptr&) noexcept {
     const std::lock_guard lock(saved_->mutex);
-    if (Stack* stack = saved_->find(); stack != nullptr && !stack->empty()) stack->pop_back();
+    if (Stack* stack = saved_->stacks.find(); stack != nullptr && !stack->empty()) stack->pop_back();
   }
 
   std::size_t printed() const noexcept { return printed_.get(); }
@@ -150,19 +149,8 @@ class PrintIRChanged {
   using Stack = std::vector<std::optional<std::string>>;
   // The saved texts, one stack per thread that ran a pass under this instrument.
   struct Saved {
-    std::mutex mutex;  // guards `stacks` (the list and each stack)
-    std::vector<std::pair<std::thread::id, Stack>> stacks;
-    Stack* find() noexcept {
-      const std::thread::id self = std::this_thread::get_id();
-      for (auto& [thread, stack] : stacks) {
-        if (thread == self) return &stack;
-      }
-      return nullptr;
-    }
-    Stack& mine() {
-      if (Stack* stack = find()) return *stack;
-      return stacks.emplace_back(std::this_thread::get_id(), Stack{}).second;
-    }
+    std::mutex mutex;                 // guards `stacks`
+    detail::PerThread<Stack> stacks;  // one stack per thread that ran a pass under this instrument
   };
 
   PassFilter filter_;
