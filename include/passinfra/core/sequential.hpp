@@ -18,6 +18,7 @@
 // preserves every analysis itself (SPEC §10.4): each child has applied its own set.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <string_view>
 #include <tuple>
@@ -67,6 +68,129 @@ PASSINFRA_ALWAYS_INLINE IR run_required_gated(const P& child, IR ir, Ctx& ctx, c
   }
 }
 
+// child_info(child): the child's PassInfo: the static one itself when its
+// type has one (no call per child), else what info_of<C>(child) gives.
+template <class C>
+PASSINFRA_ALWAYS_INLINE decltype(auto) child_info(const C& child) {
+  if constexpr (std::is_base_of_v<PassInfo, std::remove_cvref_t<decltype(info_of<C>)>>) {
+    return static_cast<const PassInfo&>(info_of<C>);
+  } else {
+    return info_of<C>(child);
+  }
+}
+
+// The general path of a Sequential (a context that lists pass names, or
+// whose instruments were cleared before the run) as a loop over a table of
+// its children instead of a second inline copy of each: one ChildEntry per
+// child (its PassInfo and two small functions), and one loop per context
+// type, shared by every Sequential run under it. The inline copy stays the
+// common case (PassEnabled is the opt_level compare, hooks on); this keeps
+// the compile time of the rare one off the children (issue 18).
+template <class IR, class Ctx, class Gate>
+struct ChildEntry {
+  const void* child;
+  PassInfo info;
+  IR (*transform)(const void* child, IR ir, Ctx& ctx);
+  IR (*run_required)(const void* child, IR ir, Ctx& ctx, const Gate& gate);  // null: it requires nothing
+};
+
+template <class C, class IR, class Ctx>
+IR transform_entry(const void* child, IR ir, Ctx& ctx) {
+  return static_cast<const C*>(child)->transform(std::move(ir), ctx);
+}
+template <class C, class IR, class Ctx, class Gate>
+IR run_required_entry(const void* child, IR ir, Ctx& ctx, const Gate& gate) {
+  auto&& hooks = hook_view(ctx.instrument_set());
+  return run_required_gated(*static_cast<const C*>(child), std::move(ir), ctx, gate, hooks);
+}
+
+// table_runnable<C, IR, Ctx>(): the child runs through run_child (inline)
+// and a ChildEntry (the general path): a checked pass under a context
+// without analyses whose hooks are called one by one. Otherwise (analyses,
+// a type-erased hook sequence) it runs through run_gated.
+// requires_passes_at_run<C, IR, Ctx>(): it has required passes to run first.
+template <class C, class IR, class Ctx>
+consteval bool table_runnable() {
+  using Hooks = std::remove_reference_t<decltype(hook_view(std::declval<Ctx&>().instrument_set()))>;
+  if constexpr (!check_run<C, IR, Ctx>() || HasAnalyses<Ctx> || requires(Ctx& x) { x.nest_analyses(); }) {
+    return false;
+  } else {
+    return !requires(Hooks& h, IR i, const PassInfo& info, bool ask, IR (*body)(IR)) {
+      h.run_pass(std::move(i), info, ask, body);
+    };
+  }
+}
+template <class C, class IR, class Ctx>
+consteval bool requires_passes_at_run() {
+  if constexpr (requires(const C& c, IR i, Ctx& x) { c.run_required(std::move(i), x); }) {
+    return true;
+  } else if constexpr (required_passes_t<C>::valid) {
+    return boost::mp11::mp_size<typename required_passes_t<C>::list>::value != 0;
+  } else {
+    return true;
+  }
+}
+
+template <class IR, class Ctx, class Gate, class C>
+PASSINFRA_ALWAYS_INLINE ChildEntry<IR, Ctx, Gate> child_entry(const C& child) {
+  if constexpr (requires_passes_at_run<C, IR, Ctx>()) {
+    return {&child, info_of<C>(child), &transform_entry<C, IR, Ctx>, &run_required_entry<C, IR, Ctx, Gate>};
+  } else {
+    return {&child, info_of<C>(child), &transform_entry<C, IR, Ctx>, nullptr};
+  }
+}
+
+// run_child(hooks, gate, info, ir, ctx, transform, child): SPEC §3 for one
+// child whose PassEnabled test has passed and whose required passes have
+// run: should_run (unless its name is in required_pass), run_before_pass,
+// the body through `transform` (a constant in the inline path, where the
+// optimizer calls the body directly), run_after_pass, and
+// run_after_pass_failed when the set may have it. One function per context
+// type, not per child: run_plain and run_hooks do the same for `run`.
+template <class Hooks, class Gate, class IR, class Ctx>
+PASSINFRA_ALWAYS_INLINE IR run_child(Hooks& hooks, const Gate& gate, [[maybe_unused]] const PassInfo& info, IR in,
+                                     Ctx& ctx, IR (*transform)(const void*, IR, Ctx&), const void* child) {
+  if constexpr (Hooks::template hook_free<IR>) {
+    return transform(child, std::move(in), ctx);
+  } else {
+    if constexpr (Hooks::template has_should_run<IR>) {
+      if (!gate.is_required(info.name) && !hooks.should_run(std::as_const(in), info)) return in;
+    }
+    if constexpr (!Hooks::has_run_after_pass_failed) {
+      hooks.run_before_pass(std::as_const(in), info);
+      IR out = transform(child, std::move(in), ctx);
+      hooks.run_after_pass(std::as_const(out), info);
+      return out;
+    } else {
+      std::size_t returned = 0;  // run_before_pass hooks that returned
+      std::size_t started = 0;   // run_after_pass hooks that were started
+      try {
+        hooks.run_before_pass(std::as_const(in), info, returned);
+        IR out = transform(child, std::move(in), ctx);
+        hooks.run_after_pass(std::as_const(out), info, started);
+        return out;
+      } catch (...) {
+        hooks.run_after_pass_failed(info, std::current_exception(), started, returned);
+        throw;
+      }
+    }
+  }
+}
+
+// SPEC §4 for each child of the table, in order.
+template <class IR, class Ctx, class Gate>
+[[gnu::noinline, gnu::cold]] IR run_entries(IR ir, Ctx& ctx, const Gate& gate, const ChildEntry<IR, Ctx, Gate>* entries,
+                                            std::size_t n) {
+  auto&& hooks = hook_view(ctx.instrument_set());
+  for (std::size_t i = 0; i < n; ++i) {
+    const ChildEntry<IR, Ctx, Gate>& entry = entries[i];
+    if (!gate.pass_enabled(entry.info)) continue;
+    if (entry.run_required != nullptr) ir = entry.run_required(entry.child, std::move(ir), ctx, gate);
+    ir = run_child(hooks, gate, entry.info, std::move(ir), ctx, entry.transform, entry.child);
+  }
+  return ir;
+}
+
 // ChildStep(ir, ctx, gate)(child): SPEC §4 for one child of a Sequential,
 // updating `ir`. It calls the hooks through its own hook_view of the
 // context's instruments (see InstrumentSet::hook_view), made once for all
@@ -89,11 +213,22 @@ struct ChildStep {
 
   template <class C>
   PASSINFRA_ALWAYS_INLINE void operator()(const C& child) {
-    if (!gate.pass_enabled(info_of<C>(child))) return;
-    ir = run_required_gated(child, std::move(ir), ctx, gate, hooks);
-    ir = run_gated(child, std::move(ir), ctx, gate, hooks);
+    if constexpr (table_runnable<C, IR, Ctx>()) {
+      // SPEC §3 written out here, so that a child costs the compiler one
+      // function besides its body (issue 18); the rest goes through run_gated.
+      const PassInfo& info = child_info(child);
+      if (!gate.pass_enabled(info)) return;
+      if constexpr (requires_passes_at_run<C, IR, Ctx>())
+        ir = run_required_gated(child, std::move(ir), ctx, gate, hooks);
+      ir = run_child(hooks, gate, info, std::move(ir), ctx, &transform_entry<C, IR, Ctx>, &child);
+    } else {
+      if (!gate.pass_enabled(info_of<C>(child))) return;
+      ir = run_required_gated(child, std::move(ir), ctx, gate, hooks);
+      ir = run_gated(child, std::move(ir), ctx, gate, hooks);
+    }
   }
 };
+
 }  // namespace detail
 
 template <class... Ps>
@@ -151,7 +286,7 @@ class Sequential : public CallablePass<Sequential<Ps...>> {
         // no name is required) and the instruments on when the run starts.
         // Everything else goes to the general version, out of line.
         if (gate.names_listed() || !detail::instruments_active(ctx)) [[unlikely]] {
-          return run_children_general(std::move(ir), ctx, gate);
+          return run_children_general(std::move(ir), ctx);
         }
         return run_children(std::move(ir), ctx, gate.opt_level_gate());
       } else {
@@ -195,9 +330,21 @@ class Sequential : public CallablePass<Sequential<Ps...>> {
     detail::for_each_element_chunk<Offset>(passes_, step, std::make_index_sequence<Count>{});
     return ir;
   }
-  template <class IR, class Ctx, class Gate>
-  [[gnu::noinline]] IR run_children_general(IR ir, Ctx& ctx, const Gate& gate) const {
-    return run_children(std::move(ir), ctx, gate);
+  // Out of line, reading the gate again (the options are fixed): the inline
+  // caller then need not keep its gate in memory for this call.
+  template <class IR, class Ctx>
+  [[gnu::noinline]] IR run_children_general(IR ir, Ctx& ctx) const {
+    const auto gate = detail::gate_of(ctx);
+    using Gate = std::remove_cvref_t<decltype(gate)>;
+    if constexpr (sizeof...(Ps) > 0 && detail::all_true<detail::table_runnable<Ps, IR, Ctx>()...>()) {
+      const auto entries = [&]<std::size_t... I>(std::index_sequence<I...>) {
+        return std::array<detail::ChildEntry<IR, Ctx, Gate>, sizeof...(Ps)>{
+            detail::child_entry<IR, Ctx, Gate>(detail::get<I>(passes_))...};
+      }(std::index_sequence_for<Ps...>{});
+      return detail::run_entries(std::move(ir), ctx, gate, entries.data(), entries.size());
+    } else {
+      return run_children(std::move(ir), ctx, gate);
+    }
   }
 
   std::string_view name_ = default_info.name;
