@@ -69,7 +69,7 @@ struct TextRec {
   }
   void run_before_pass(const AModule&, const pi::PassInfo& info) { say("r before_pass " + std::string(info.name)); }
   void run_after_pass(const AModule&, const pi::PassInfo& info) { say("r after_pass " + std::string(info.name)); }
-  void run_after_pass_failed(const pi::PassInfo& info, std::exception_ptr) {
+  void run_after_pass_failed(const pi::PassInfo& info, const std::exception_ptr&) {
     say("r after_pass_failed " + std::string(info.name));
   }
   void run_before_analysis(const AModule&, const pi::AnalysisInfo& info) {
@@ -79,7 +79,7 @@ struct TextRec {
   void run_after_analysis(const AModule&, const pi::AnalysisInfo& info) {
     say("r after_analysis " + analysis_text(info));
   }
-  void run_after_analysis_failed(const pi::AnalysisInfo& info, std::exception_ptr) {
+  void run_after_analysis_failed(const pi::AnalysisInfo& info, const std::exception_ptr&) {
     say("r analysis_failed " + analysis_text(info));
   }
   void run_analysis_invalidated(const pi::AnalysisInfo& info) { say("r invalidated " + analysis_text(info)); }
@@ -259,7 +259,7 @@ TEST_CASE("parallel nest analyses: output and cache identical to the serial run;
   pi::ThreadPool pool2(2);
   pi::ThreadPool pool3(3);
   auto check = [&](const auto& nest, auto make_ctx) {
-    const Outcome serial = run_nest(nest, {}, make_ctx);
+    Outcome serial = run_nest(nest, {}, make_ctx);
     for (int round = 0; round < 3; ++round) {
       const Outcome p2 = run_nest(nest, pool2, make_ctx);
       const Outcome p3 = run_nest(nest, pool3, make_ctx);
@@ -301,7 +301,7 @@ TEST_CASE("parallel nest analyses: module results are read-only; an uncached one
   pi::ThreadPool pool(2);
   auto check = [&](const auto& nest, auto make_ctx) {
     const Outcome serial = run_nest(nest, {}, make_ctx, false);
-    const Outcome parallel = run_nest(nest, pool, make_ctx, false);
+    Outcome parallel = run_nest(nest, pool, make_ctx, false);
     CHECK(parallel.lines == serial.lines);
     CHECK(parallel.cached == serial.cached);
     return parallel;
@@ -320,7 +320,7 @@ TEST_CASE("parallel nest analyses: a failing unit: the lowest one's exception, t
   TextRec r;
   pi::ThreadPool pool(2);
   auto check = [&](const auto& nest, auto make_ctx) {
-    const Outcome serial = run_nest(nest, {}, make_ctx);
+    Outcome serial = run_nest(nest, {}, make_ctx);
     CHECK(serial.error == 1);
     CHECK(serial.empty);
     for (int round = 0; round < 5; ++round) {
