@@ -154,24 +154,21 @@ class HandleBase {
   // Marks: united with the innermost running pass's declaration.
   template <class... As>
   void preserve() const {
-    table_->marks("ctx.analyses().preserve<...>()").template preserve<As...>();
+    am_->marks("ctx.analyses().preserve<...>()").template preserve<As...>();
   }
-  void preserve(std::string_view name) const { preserve(table_->key_of(name)); }
-  void preserve(AnalysisKey key) const { table_->marks("ctx.analyses().preserve(key)").preserve(key); }
-  void preserve_all() const { table_->marks("ctx.analyses().preserve_all()").preserve_all(); }
+  void preserve(std::string_view name) const { preserve(am_->key_of(name)); }
+  void preserve(AnalysisKey key) const { am_->marks("ctx.analyses().preserve(key)").preserve(key); }
+  void preserve_all() const { am_->marks("ctx.analyses().preserve_all()").preserve_all(); }
   template <class... As>
   void abandon() const {
-    table_->marks("ctx.analyses().abandon<...>()").template abandon<As...>();
+    am_->marks("ctx.analyses().abandon<...>()").template abandon<As...>();
   }
-  void abandon(std::string_view name) const { abandon(table_->key_of(name)); }
-  void abandon(AnalysisKey key) const { table_->marks("ctx.analyses().abandon(key)").abandon(key); }
+  void abandon(std::string_view name) const { abandon(am_->key_of(name)); }
+  void abandon(AnalysisKey key) const { am_->marks("ctx.analyses().abandon(key)").abandon(key); }
 
  protected:
-  // `table`: where the marks go (a parallel nest's unit: its store; else the manager).
-  explicit HandleBase(manager_type& am, AnalysisManager<ir_type>* table = nullptr) noexcept
-      : am_(&am), table_(table != nullptr ? table : &am) {}
+  explicit HandleBase(manager_type& am) noexcept : am_(&am) {}
   manager_type* am_;
-  AnalysisManager<ir_type>* table_;
 };
 }  // namespace detail
 
@@ -297,7 +294,7 @@ class UnitAnalysisHandle : public detail::HandleBase<M> {
 
   // `store`: in a parallel nest, the unit's store of function results (SPEC §11.13; null: serial).
   UnitAnalysisHandle(manager_type& am, Set& set, AnalysisManager<ir_type>* store = nullptr) noexcept
-      : Base(am, store), set_(&set), store_(store) {}
+      : Base(am), set_(&set), store_(store) {}
 
   // get<A>(parent): a module result: the cached one, else passinfra::Error
   // (module results are read-only inside a nest; the manager says which
@@ -343,6 +340,21 @@ class UnitAnalysisHandle : public detail::HandleBase<M> {
     }
     return Base::template get_cached<A>(fn);
   }
+
+  // Marks (a parallel unit's go to its store, where its passes' levels are).
+  template <class... As>
+  void preserve() const {
+    table().marks("ctx.analyses().preserve<...>()").template preserve<As...>();
+  }
+  void preserve(std::string_view name) const { preserve(table().key_of(name)); }
+  void preserve(AnalysisKey key) const { table().marks("ctx.analyses().preserve(key)").preserve(key); }
+  void preserve_all() const { table().marks("ctx.analyses().preserve_all()").preserve_all(); }
+  template <class... As>
+  void abandon() const {
+    table().marks("ctx.analyses().abandon<...>()").template abandon<As...>();
+  }
+  void abandon(std::string_view name) const { abandon(table().key_of(name)); }
+  void abandon(AnalysisKey key) const { table().marks("ctx.analyses().abandon(key)").abandon(key); }
   // get_cached_parent<A>(): the cached module result or null; never
   // computes (MLIR's getCachedParentAnalysis).
   template <class A>
@@ -355,6 +367,11 @@ class UnitAnalysisHandle : public detail::HandleBase<M> {
   }
 
  private:
+  AnalysisManager<ir_type>& table() const noexcept {
+    if (store_ != nullptr) return *store_;
+    return *am_;
+  }
+
   Set* set_;
   AnalysisManager<ir_type>* store_;
 };

@@ -1145,18 +1145,10 @@ class AnalysisManager<IR, analyses<>> {
     if constexpr (std::is_same_v<unit_of_t<A>, function_unit>) {
       const function_key_type& key = ir_traits<IR>::function_key(*fn);  // no copy when it returns a reference
       e = static_cast<E*>(find_entry(analysis_key<A>, &key));
-      if (e == nullptr) {
-        if (shared_ != nullptr && !(key == unit_key_)) [[unlikely]]
-          throw_other_unit(A::info.name, key);
-        e = new_entry<A>(&key);
-      }
+      if (e == nullptr) e = missing_entry<A>(&key);
     } else {
       e = static_cast<E*>(find_entry(analysis_key<A>, nullptr));
-      if (e == nullptr) {
-        if (shared_ != nullptr) [[unlikely]]
-          return shared_module<A>(requester);  // a unit's store: module results are read-only
-        e = new_entry<A>(nullptr);
-      }
+      if (e == nullptr) e = missing_entry<A>(nullptr);
     }
     if (!e->cached) compute<A>(self, *e, ir, fn, sink);
     if (requester != nullptr) record_input(*requester, *e);
@@ -1324,13 +1316,22 @@ class AnalysisManager<IR, analyses<>> {
     }
   }
 
-  // A unit's store (parallel nest): the nest's manager's cached module result, else the frozen Error.
+  // The entry of A (for the function with key *fkey, if given) when none is
+  // here: a new one; in a unit's store (parallel nest), the nest's manager's
+  // cached module result (else the frozen Error), and for a function other
+  // than the unit's an Error.
   template <class A>
-  detail::TypedEntry<IR, A>& shared_module(entry_type* requester) {
-    entry_type* e = shared_->find_entry(analysis_key<A>, nullptr);
-    if (e == nullptr || !e->cached) throw_frozen(A::info.name);
-    if (requester != nullptr) record_input(*requester, *e);
-    return *static_cast<detail::TypedEntry<IR, A>*>(e);
+  detail::TypedEntry<IR, A>* missing_entry(const function_key_type* fkey) {
+    if (shared_ != nullptr) [[unlikely]] {
+      if (fkey != nullptr) {
+        if (!(*fkey == unit_key_)) throw_other_unit(A::info.name, *fkey);
+      } else {
+        entry_type* e = shared_->find_entry(analysis_key<A>, nullptr);
+        if (e == nullptr || !e->cached) throw_frozen(A::info.name);
+        return static_cast<detail::TypedEntry<IR, A>*>(e);  // cached: table_get records it as an input
+      }
+    }
+    return new_entry<A>(fkey);
   }
   [[noreturn, gnu::noinline]] void throw_other_unit(std::string_view name, const function_key_type& key) const {
     throw Error("function analysis '" + std::string(name) + "' for function '" + detail::key_text(key) +

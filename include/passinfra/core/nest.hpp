@@ -258,8 +258,13 @@ class ParallelAnalyses {
   bool merged_ = false;
 };
 
-// What run_parallel takes when the context has no manager.
+// What run_parallel takes when the context cannot hold a manager for the
+// parent. One type per context (null when it holds none now), so a nest has
+// one parallel run whether or not a manager is there.
 struct NoParallelAnalyses {};
+template <class Ctx, class Parent>
+using parallel_analyses_for = std::conditional_t<std::is_void_v<typename nest_manager<Ctx, Parent>::type>,
+                                                 NoParallelAnalyses, ParallelAnalyses<Parent>>;
 
 }  // namespace detail
 
@@ -554,7 +559,7 @@ struct NestRun {
       log(LogLevel::info, std::string(nest_info.name) + ": running units serially: " + why + ".");
       return false;
     }
-    run_parallel(nest_info, children, parent, slots, ctx, &analyses);
+    run_parallel<Parent, Ctx, Children, ParallelAnalyses<Parent>>(nest_info, children, parent, slots, ctx, &analyses);
     if (const std::optional<PreservedAnalyses> common = analyses.common()) {
       am.invalidate_with(*common, InvalidationScope::module_only, nullptr, ctx.instrument_set());
     }
@@ -591,14 +596,15 @@ struct NestRun {
       run_serial(nest_info, children, parent, slots, ctx);
       return;
     }
-    run_parallel(nest_info, children, parent, slots, ctx);
+    run_parallel<Parent, Ctx, Children, parallel_analyses_for<Ctx, Parent>>(nest_info, children, parent, slots, ctx,
+                                                                            nullptr);
   }
 
-  // SPEC §11.4-§11.6 and §11.9 over detail::fork_join; with a manager (PA:
-  // ParallelAnalyses), SPEC §11.13.
-  template <class Parent, class Ctx, class Children, class PA = NoParallelAnalyses>
+  // SPEC §11.4-§11.6 and §11.9 over detail::fork_join; with a manager
+  // (`analyses` not null), SPEC §11.13.
+  template <class Parent, class Ctx, class Children, class PA>
   static void run_parallel(const PassInfo& nest_info, const Children& children, const Parent& parent,
-                           std::vector<UnitSlot<Unit>>& slots, Ctx& ctx, [[maybe_unused]] PA* analyses = nullptr) {
+                           std::vector<UnitSlot<Unit>>& slots, Ctx& ctx, [[maybe_unused]] PA* analyses) {
     constexpr bool analysed = !std::is_same_v<PA, NoParallelAnalyses>;
     const std::size_t n = slots.size();
     const std::uint32_t caller = thread_ordinal();
@@ -607,7 +613,9 @@ struct NestRun {
     const WorkerBinding binding = worker_binding(ctx);
     std::vector<PipelineInfo> infos(n);
     std::vector<UnitOutput> outputs(n);
-    if constexpr (analysed) analyses->start(infos);
+    if constexpr (analysed) {
+      if (analyses != nullptr) analyses->start(infos);
+    }
     ForkJoinResult result;
     with_gate(ctx, [&](const auto& gate) {
       auto run_one = [&](std::size_t i) {
@@ -617,7 +625,7 @@ struct NestRun {
         const UnitOutputScope held(outputs[i]);
         using UCtx = UnitContext<Parent, Unit, Ctx>;
         typename UCtx::nest_analyses_type unit_analyses{};
-        if constexpr (analysed) unit_analyses = &analyses->units[i];
+        if constexpr (analysed) unit_analyses = analyses != nullptr ? &analyses->units[i] : nullptr;
         UCtx unit_ctx(ctx, parent, info, unit_analyses);
         const WorkerContextScope worker(info.thread != caller, binding);
         slots[i].ir = run_unit(children, std::move(slots[i].ir), info, unit_ctx, gate);
@@ -627,12 +635,14 @@ struct NestRun {
     // Output in unit order, up to and including the unit whose exception propagates.
     const std::size_t delivered = result.ok() ? n : result.failures.front().index + 1;
     if constexpr (analysed) {
-      analyses->finish(result.ok() ? ParallelAnalyses<Parent>::no_unit : delivered - 1, outputs, infos,
-                       ctx.instrument_set());
+      if (analyses != nullptr) {
+        analyses->finish(result.ok() ? ParallelAnalyses<Parent>::no_unit : delivered - 1, outputs, infos,
+                         ctx.instrument_set());
+      }
     }
     for (std::size_t i = 0; i < delivered; ++i) outputs[i].deliver();
     if constexpr (analysed) {
-      if (!result.ok()) analyses->finish_failed(ctx.instrument_set());
+      if (analyses != nullptr && !result.ok()) analyses->finish_failed(ctx.instrument_set());
     }
     const std::string name(nest_info.name);
     if (result.executor_error) {
