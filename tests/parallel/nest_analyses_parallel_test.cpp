@@ -113,6 +113,18 @@ struct LUseSize {
     return f;
   }
 };
+// Marks FunctionSum preserved (declaring nothing) after reading it by name; logs whether it is cached.
+struct LMark {
+  static constexpr pi::PassInfo info{"Mark", 0};
+  AFunc transform(AFunc f, auto& ctx) const {
+    const long a = ctx.analyses().get("FunctionSum", ctx.parent(), f).template get<long>();
+    ctx.analyses().template preserve<FunctionSum>();
+    if (f.name == "g") ctx.analyses().template abandon<FunctionSum>();
+    say("Mark@" + f.name + "=" + std::to_string(a) +
+        " cached=" + std::to_string(ctx.analyses().template get_cached<FunctionSum>(f) != nullptr));
+    return f;
+  }
+};
 // Meets another unit inside its body (both bodies at once), having computed FunctionSum.
 struct Meet {
   static constexpr pi::PassInfo info{"Meet", 0};
@@ -294,6 +306,14 @@ TEST_CASE("parallel nest analyses: output and cache identical to the serial run;
   REQUIRE(serial.lines.size() > tail.size());
   CHECK(Events(serial.lines.end() - static_cast<long>(tail.size()), serial.lines.end()) == tail);
   CHECK(count_line(serial.lines, "B@u3=3 cached=1") == 1);  // FunctionSize@u3 was cached before the nest
+  // Marks made in a parallel unit apply to its pass (by name, and abandon over preserve on g).
+  const Outcome marks = check(pi::Nest<AFunc, LMark, LUse<"U">, LMark>{}, static_ctx(r));
+  CHECK(count_line(marks.lines, "r invalidated FunctionSum@g") == 3);
+  CHECK(count_line(marks.lines, "r invalidated FunctionSum@h") == 1);
+  // The intersection (Mark keeps FunctionSum, U nothing) drops every module result after the nest.
+  CHECK(marks.cached == Events{"FunctionSum@ext", "FunctionSum@f", "FunctionSum@h", "FunctionSum@u0", "FunctionSum@u1",
+                               "FunctionSum@u2", "FunctionSum@u3", "FunctionSum@u4"});
+  (void)check(pi::DynamicNest<AModule, AFunc>{LMark{}, LUse<"U">{}, LMark{}}, dynamic_ctx(r));
 }
 
 TEST_CASE("parallel nest analyses: module results are read-only; an uncached one is the SPEC's Error") {
