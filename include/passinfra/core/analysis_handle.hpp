@@ -44,6 +44,7 @@
 #include "passinfra/core/analysis_manager.hpp"
 #include "passinfra/core/preserved_analyses.hpp"
 #include "passinfra/detail/type_name.hpp"
+#include "passinfra/detail/unit_output.hpp"
 
 namespace passinfra {
 
@@ -243,6 +244,21 @@ struct NestAnalyses {
   // it (a unit pass's input may be a function not yet in any parent).
   typename function_key_of<Parent>::type unit_key{};
   bool keyed = false;  // the unit is one of Parent's functions (it has a key)
+  // Parallel nests: one NestAnalyses per unit, whose function results are
+  // in `store` (core/nest.hpp; null: serial, they are in the manager), and
+  // where in the unit's held-back output a failing unit pass would have
+  // emptied the manager (no_output: it did not fail so).
+  AnalysisManager<Parent>* store = nullptr;
+  static constexpr std::size_t no_output = static_cast<std::size_t>(-1);
+  std::size_t failed_at = no_output;
+
+  // The manager the unit's passes open their levels on and invalidate.
+  AnalysisManager<Parent>& table() const noexcept { return store != nullptr ? *store : *am; }
+  // A unit pass's body threw in a parallel unit: the manager is emptied
+  // after the units finished, its hooks' output put here in the unit's.
+  void failed_here() noexcept {
+    if (failed_at == no_output) failed_at = current_unit_output != nullptr ? current_unit_output->size() : 0;
+  }
 
   template <class Unit>
   void enter_unit(const Unit& unit) {
@@ -276,7 +292,9 @@ class UnitAnalysisHandle : public detail::HandleBase<M> {
   using typename Base::ir_type;
   using typename Base::manager_type;
 
-  UnitAnalysisHandle(manager_type& am, Set& set) noexcept : Base(am), set_(&set) {}
+  // `store`: in a parallel nest, the unit's store of function results (SPEC §11.13; null: serial).
+  UnitAnalysisHandle(manager_type& am, Set& set, AnalysisManager<ir_type>* store = nullptr) noexcept
+      : Base(am), set_(&set), store_(store) {}
 
   // get<A>(parent): a module result: the cached one, else passinfra::Error
   // (module results are read-only inside a nest; the manager says which
@@ -285,6 +303,8 @@ class UnitAnalysisHandle : public detail::HandleBase<M> {
   const typename A::result_type& get(const ir_type& ir) const {
     if constexpr (!(manager_type::template check_get<A>() && manager_type::template check_module<A>())) {
       return detail::not_reached<typename A::result_type>();  // a static_assert has said why
+    } else if (store_ != nullptr) {
+      return store_->template get_for<A>(ir, *set_, nullptr);
     } else {
       return am_->template get_for<A>(ir, *set_, nullptr);
     }
@@ -294,18 +314,47 @@ class UnitAnalysisHandle : public detail::HandleBase<M> {
   const typename A::result_type& get(const ir_type& ir, const function_type& fn) const {
     if constexpr (!(manager_type::template check_get<A>() && manager_type::template check_function<A>())) {
       return detail::not_reached<typename A::result_type>();
+    } else if (store_ != nullptr) {
+      return store_->template get_for<A>(ir, fn, *set_, nullptr);
     } else {
       return am_->template get_for<A>(ir, fn, *set_, nullptr);
     }
   }
   const detail::ErasedResult& get(std::string_view name, const ir_type& ir) const {
     detail::SinkRef<ir_type> sink(*set_);
-    return am_->get_erased(name, ir, nullptr, &sink);
+    return (store_ != nullptr ? *store_ : *am_).get_erased(name, ir, nullptr, &sink);
   }
   const detail::ErasedResult& get(std::string_view name, const ir_type& ir, const function_type& fn) const {
     detail::SinkRef<ir_type> sink(*set_);
-    return am_->get_erased(name, ir, &fn, &sink);
+    return (store_ != nullptr ? *store_ : *am_).get_erased(name, ir, &fn, &sink);
   }
+  // get_cached<A>(fn): the unit's cached function result or nullptr (get_cached<A>() as the manager's).
+  using Base::get_cached;
+  template <class A>
+  const typename A::result_type* get_cached(const function_type& fn) const {
+    if (store_ != nullptr) {
+      if constexpr (manager_type::template check_function<A>()) {
+        return std::as_const(*store_).template cached_result<A>(ir_traits<ir_type>::function_key(fn));
+      }
+      return nullptr;
+    }
+    return Base::template get_cached<A>(fn);
+  }
+
+  // Marks (a parallel unit's go to its store, where its passes' levels are).
+  template <class... As>
+  void preserve() const {
+    table().marks("ctx.analyses().preserve<...>()").template preserve<As...>();
+  }
+  void preserve(std::string_view name) const { preserve(table().key_of(name)); }
+  void preserve(AnalysisKey key) const { table().marks("ctx.analyses().preserve(key)").preserve(key); }
+  void preserve_all() const { table().marks("ctx.analyses().preserve_all()").preserve_all(); }
+  template <class... As>
+  void abandon() const {
+    table().marks("ctx.analyses().abandon<...>()").template abandon<As...>();
+  }
+  void abandon(std::string_view name) const { abandon(table().key_of(name)); }
+  void abandon(AnalysisKey key) const { table().marks("ctx.analyses().abandon(key)").abandon(key); }
   // get_cached_parent<A>(): the cached module result or null; never
   // computes (MLIR's getCachedParentAnalysis).
   template <class A>
@@ -318,7 +367,13 @@ class UnitAnalysisHandle : public detail::HandleBase<M> {
   }
 
  private:
+  AnalysisManager<ir_type>& table() const noexcept {
+    if (store_ != nullptr) return *store_;
+    return *am_;
+  }
+
   Set* set_;
+  AnalysisManager<ir_type>* store_;
 };
 
 }  // namespace passinfra

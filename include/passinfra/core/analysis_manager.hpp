@@ -394,6 +394,10 @@ struct AnalysisEntry {
   std::string function_text{};
   std::vector<AnalysisEntry*> inputs{};
   ErasedResult result{};  // a view of the typed result, once cached
+  // While a parallel nest runs (SPEC §11.13): a result cached before it, held
+  // by its unit's store, keeps its place in the manager's list through this
+  // entry (a stand-in with no ops).
+  AnalysisEntry* placeholder = nullptr;
 
   AnalysisInfo info() const noexcept { return result.info(); }
 };
@@ -467,6 +471,7 @@ struct AnalysisOps {
   void (*assign_object)(void* object, const void* source);  // *object = *source
   // get through the typed path; sink null: no hooks
   const ErasedResult& (*get)(AnalysisManager<IR>&, const IR&, const function_param_t<IR>*, SinkRef<IR>*);
+  void (*ready_object)(void* object);  // makes A{} in an empty std::optional<A> (before a parallel nest)
 };
 
 template <class IR>
@@ -605,6 +610,10 @@ class AnalysisManager<IR, analyses<>> {
       if (r->owned) r->ops->delete_object(r->object);
       delete r;
     }
+    for (auto* r : spare_records_) {
+      if (r->owned) r->ops->delete_object(r->object);
+      delete r;
+    }
   }
 
   // add(a): a's type computes with (a copy of) a. False, and nothing
@@ -721,6 +730,138 @@ class AnalysisManager<IR, analyses<>> {
   }
   const PipelineInfo* modules_frozen_in() const noexcept { return frozen_in_; }
 
+  // ---- parallel nests (SPEC §11.13; core/nest.hpp's, not for users) -----
+  //
+  // While a parallel nest runs, each unit's function results live in a store
+  // of its own: a manager attached to this one (attach_unit) that only the
+  // unit's thread touches. It computes with this manager's analysis objects
+  // and reads this manager's module results, never changing either (an
+  // uncached module result is the frozen Error, a function other than the
+  // unit's an Error). Before the units start (calling thread), split_units
+  // moves each unit's cached function results into its store, a stand-in
+  // keeping each one's place in the list; after they finished,
+  // restore_units puts the results that are still cached back in their
+  // places and take_results appends a store's new results: unit by unit,
+  // this is the storage order of the serial run.
+  static constexpr std::size_t no_unit = static_cast<std::size_t>(-1);
+
+  // attach_unit(shared, key, info): this (empty) manager is the store of the
+  // unit `info` describes, whose function key is `key`, in a nest over `shared`.
+  void attach_unit(const AnalysisManager& shared, const function_key_type& key, const PipelineInfo* info) {
+    shared_ = &shared;
+    unit_key_ = key;
+    frozen_in_ = info;
+  }
+  // splits_by_unit(owner): no cached result reads a unit's function result
+  // unless it is one of that unit's (owner(key): the unit of a function key, or no_unit).
+  template <class Owner>
+  bool splits_by_unit(const Owner& owner) const {
+    for (const entry_type* e = head_; e != nullptr; e = e->next) {
+      const std::size_t mine = e->function ? owner(e->fkey) : no_unit;
+      for (const entry_type* in : e->inputs) {
+        if (!in->function) continue;
+        const std::size_t theirs = owner(in->fkey);
+        if (theirs != no_unit && theirs != mine) return false;
+      }
+    }
+    return true;
+  }
+  // ready_objects(): every registered analysis object made now (units compute with them at once).
+  void ready_objects() {
+    for (auto* r : records_) r->ops->ready_object(r->object);
+  }
+  // split_units(stores, owner): each unit's cached function results moved to stores[unit].
+  template <class Owner>
+  void split_units(AnalysisManager* stores, const Owner& owner) {
+    for (entry_type* e = head_; e != nullptr;) {
+      entry_type* next = e->next;
+      if (e->function) {
+        const std::size_t k = owner(e->fkey);
+        if (k != no_unit) move_to_store(*e, stores[k]);
+      }
+      e = next;
+    }
+  }
+  // restore_units(stores, n, keep_from): the results split_units moved that
+  // are still cached, back in their places; the stand-ins of the others go,
+  // except those of stores[keep_from..n) (units after a failed one, whose
+  // results a serial run would still hold: clear_after_failed_nest drops
+  // them as results).
+  void restore_units(AnalysisManager* stores, std::size_t n, std::size_t keep_from) {
+    for (std::size_t k = 0; k < n; ++k) {
+      AnalysisManager& store = stores[k];
+      for (entry_type* e = store.head_; e != nullptr;) {
+        entry_type* next = e->next;
+        if (entry_type* stand_in = std::exchange(e->placeholder, nullptr)) {
+          store.release(*e);
+          e->prev = stand_in->prev;
+          e->next = stand_in->next;
+          (e->prev != nullptr ? e->prev->next : head_) = e;
+          (e->next != nullptr ? e->next->prev : tail_) = e;
+          delete stand_in;
+          e->cached = true;
+          ++size_;
+          ++pending_;
+          index_.insert(e);
+        }
+        e = next;
+      }
+    }
+    remove_stand_ins(stores + keep_from, stores + n);
+  }
+  // remove_stand_ins(): the stand-ins left in the list go (except those of stores [keep, end)).
+  void remove_stand_ins(const AnalysisManager* keep = nullptr, const AnalysisManager* end = nullptr) noexcept {
+    for (entry_type* e = head_; e != nullptr;) {
+      entry_type* next = e->next;
+      const auto* store = static_cast<const AnalysisManager*>(e->object);
+      const bool kept = keep != nullptr && !std::less<>{}(store, keep) && std::less<>{}(store, end);
+      if (e->ops == nullptr && !kept) unlink_stand_in(*e);
+      e = next;
+    }
+  }
+  // clear_after_failed_nest(sink): clear_after_failure, where a stand-in
+  // left by restore_units counts as the result it stood for (one
+  // run_analysis_invalidated in its place).
+  template <class Sink>
+  void clear_after_failed_nest(Sink& sink) noexcept {
+    std::exception_ptr failure;
+    for (entry_type* e = head_; e != nullptr;) {
+      entry_type* next = e->next;
+      if constexpr (Sink::has_run_analysis_invalidated) {
+        if (!failure) {
+          try {
+            sink.run_analysis_invalidated(e->ops != nullptr ? e->info() : AnalysisInfo{name_of(*e), e->function_text});
+          } catch (...) {
+            failure = std::current_exception();
+          }
+        }
+      }
+      if (e->ops == nullptr) {
+        unlink_stand_in(*e);
+      } else {
+        drop(*e);
+      }
+      e = next;
+    }
+    if (failure) {
+      log(LogLevel::warning,
+          "run_analysis_invalidated threw while the cache of a failed pass was cleared; it is dropped: " +
+              detail::describe(failure));
+    }
+  }
+  // take_results(store): the store's results appended in its storage order;
+  // the analysis objects it made are kept here.
+  void take_results(AnalysisManager& store) {
+    while (entry_type* e = store.head_) {
+      store.release(*e);
+      e->placeholder = nullptr;
+      index_.insert(e);
+      link(*e);
+    }
+    for (auto* r : store.records_) (find_record(r->ops->key) != nullptr ? spare_records_ : records_).push_back(r);
+    store.records_.clear();
+  }
+
   bool empty() const noexcept { return size_ == 0; }
   std::size_t size() const noexcept { return size_; }
 
@@ -772,6 +913,12 @@ class AnalysisManager<IR, analyses<>> {
   template <class A, class Sink>
   const typename A::result_type& get_for(const IR& ir, const function_type& fn, Sink& sink, entry_type* requester) {
     return *table_get<A>(*this, ir, &fn, sink, requester).value;
+  }
+
+  // cached_result<A>(key): A's cached result for the function with that key, or nullptr.
+  template <class A>
+  const typename A::result_type* cached_result(const function_key_type& key) const {
+    return table_cached<A>(&key);
   }
 
   const detail::ErasedResult& get_erased(std::string_view name, const IR& ir, const function_type* fn,
@@ -998,10 +1145,10 @@ class AnalysisManager<IR, analyses<>> {
     if constexpr (std::is_same_v<unit_of_t<A>, function_unit>) {
       const function_key_type& key = ir_traits<IR>::function_key(*fn);  // no copy when it returns a reference
       e = static_cast<E*>(find_entry(analysis_key<A>, &key));
-      if (e == nullptr) e = new_entry<A>(&key);
+      if (e == nullptr) e = missing_entry<A>(&key);
     } else {
       e = static_cast<E*>(find_entry(analysis_key<A>, nullptr));
-      if (e == nullptr) e = new_entry<A>(nullptr);
+      if (e == nullptr) e = missing_entry<A>(nullptr);
     }
     if (!e->cached) compute<A>(self, *e, ir, fn, sink);
     if (requester != nullptr) record_input(*requester, *e);
@@ -1039,6 +1186,9 @@ class AnalysisManager<IR, analyses<>> {
   }
 
   detail::AnalysisRecord<IR>* find_record(AnalysisKey key) const noexcept {
+    if (shared_ != nullptr) [[unlikely]] {  // a unit's store: the nest's manager's objects first
+      if (auto* r = shared_->find_record(key)) return r;
+    }
     for (auto* r : records_) {
       if (r->ops->key == key) return r;
     }
@@ -1050,15 +1200,24 @@ class AnalysisManager<IR, analyses<>> {
     records_.push_back(new detail::AnalysisRecord<IR>{ops, detail::fnv1a(ops->name), object, owned, false, listed});
     return *records_.back();
   }
-  const detail::AnalysisRecord<IR>& record_named(std::string_view name) const {
-    const std::size_t h = detail::fnv1a(name);
-    for (const auto* r : records_) {
-      if (r->name_hash == h && r->ops->name == name) return *r;
+  const detail::AnalysisRecord<IR>* find_named(std::string_view name, std::size_t h) const noexcept {
+    if (shared_ != nullptr) [[unlikely]] {
+      if (const auto* r = shared_->find_named(name, h)) return r;
     }
+    for (const auto* r : records_) {
+      if (r->name_hash == h && r->ops->name == name) return r;
+    }
+    return nullptr;
+  }
+  const detail::AnalysisRecord<IR>& record_named(std::string_view name) const {
+    if (const auto* r = find_named(name, detail::fnv1a(name))) return *r;
     throw_unknown(name);
   }
   [[noreturn, gnu::noinline]] void throw_unknown(std::string_view name) const {
     std::vector<std::string> names;
+    if (shared_ != nullptr) {
+      for (const auto* r : shared_->records_) names.emplace_back(r->ops->name);
+    }
     for (const auto* r : records_) names.emplace_back(r->ops->name);
     std::string message = "unknown analysis '" + detail::clipped(name) + "'";
     // A guess only when it is close: within max(2, a third of the name) edits, or one contains the other.
@@ -1157,6 +1316,29 @@ class AnalysisManager<IR, analyses<>> {
     }
   }
 
+  // The entry of A (for the function with key *fkey, if given) when none is
+  // here: a new one; in a unit's store (parallel nest), the nest's manager's
+  // cached module result (else the frozen Error), and for a function other
+  // than the unit's an Error.
+  template <class A>
+  detail::TypedEntry<IR, A>* missing_entry(const function_key_type* fkey) {
+    if (shared_ != nullptr) [[unlikely]] {
+      if (fkey != nullptr) {
+        if (!(*fkey == unit_key_)) throw_other_unit(A::info.name, *fkey);
+      } else {
+        entry_type* e = shared_->find_entry(analysis_key<A>, nullptr);
+        if (e == nullptr || !e->cached) throw_frozen(A::info.name);
+        return static_cast<detail::TypedEntry<IR, A>*>(e);  // cached: table_get records it as an input
+      }
+    }
+    return new_entry<A>(fkey);
+  }
+  [[noreturn, gnu::noinline]] void throw_other_unit(std::string_view name, const function_key_type& key) const {
+    throw Error("function analysis '" + std::string(name) + "' for function '" + detail::key_text(key) +
+                "' cannot be computed inside unit '" + std::string(frozen_in_->unit_name) + "' of nest '" +
+                std::string(frozen_in_->nest.name) +
+                "', which runs in parallel: a unit computes and reads the results of its own function only");
+  }
   [[noreturn]] void throw_frozen(std::string_view name) const {
     const std::string a(name);
     throw Error("module analysis '" + a + "' cannot be computed inside nest '" + std::string(frozen_in_->nest.name) +
@@ -1245,6 +1427,36 @@ class AnalysisManager<IR, analyses<>> {
     }
     if (failure) std::rethrow_exception(failure);
   }
+  // Takes e out of this manager's list and index (it stays cached, for another manager).
+  void release(entry_type& e) noexcept {
+    unlink(e);
+    index_.erase(&e);
+  }
+  // Moves e to `store`, a stand-in taking its place in this list (split_units):
+  // no ops, e's analysis and function, `object` the store.
+  void move_to_store(entry_type& e, AnalysisManager& store) {
+    auto* stand_in = new entry_type();
+    stand_in->key = e.key;
+    stand_in->function = true;
+    stand_in->function_text = e.function_text;
+    stand_in->object = static_cast<void*>(&store);
+    stand_in->prev = e.prev;
+    stand_in->next = e.next;
+    (e.prev != nullptr ? e.prev->next : head_) = stand_in;
+    (e.next != nullptr ? e.next->prev : tail_) = stand_in;
+    e.prev = e.next = nullptr;
+    e.placeholder = stand_in;
+    index_.erase(&e);
+    --size_;
+    --pending_;
+    store.index_.insert(&e);
+    store.link(e);
+  }
+  void unlink_stand_in(entry_type& e) noexcept {
+    (e.prev != nullptr ? e.prev->next : head_) = e.next;
+    (e.next != nullptr ? e.next->prev : tail_) = e.prev;
+    delete &e;
+  }
   void drop(entry_type& e) noexcept {
     unlink(e);
     e.dropping = false;
@@ -1270,6 +1482,9 @@ class AnalysisManager<IR, analyses<>> {
   const PipelineInfo* frozen_in_ = nullptr;  // see freeze_modules
   detail::EntryIndex<entry_type> index_;
   std::vector<detail::AnalysisRecord<IR>*> records_;
+  std::vector<detail::AnalysisRecord<IR>*> spare_records_;  // objects units made for analyses already here
+  const AnalysisManager* shared_ = nullptr;                 // a unit's store: the nest's manager (see attach_unit)
+  function_key_type unit_key_{};                            // ... and its unit's function key
 
   template <class, class>
   friend struct detail::Typed;
@@ -1509,6 +1724,12 @@ struct Typed {
         static_cast<std::optional<A>*>(object)->emplace(*static_cast<const A*>(source));
       },
       &get,
+      +[](void* object) {
+        if constexpr (std::is_default_constructible_v<A>) {
+          auto& o = *static_cast<std::optional<A>*>(object);
+          if (!o) o.emplace();
+        }
+      },
   };
 };
 

@@ -129,6 +129,14 @@ template <class I, class IR>
 concept HasAnalysisHook = HasRunBeforeAnalysis<I, IR> || HasRunAfterAnalysis<I, IR> || HasRunAfterAnalysisFailed<I> ||
                           HasRunAnalysisInvalidated<I>;
 
+namespace detail {
+// has_analysis_hook_for<I, IR>: HasAnalysisHook<I, IR> (false for IR void).
+template <class I, class IR>
+inline constexpr bool has_analysis_hook_for = HasAnalysisHook<I, IR>;
+template <class I>
+inline constexpr bool has_analysis_hook_for<I, void> = false;
+}  // namespace detail
+
 // HasPipelineHookMember<I>: I has a pipeline hook for some unit type (a
 // non-overloaded, non-template member of that name, or the failed hook).
 template <class I>

@@ -143,9 +143,11 @@ class InstrumentSet {
       ((InstrumentList<U<Is>> || HasRunAfterPipelineFailed<U<Is>>) || ...);
   template <class Unit>
   static constexpr bool has_unit_hooks = ((InstrumentList<U<Is>> || HasUnitHook<U<Is>, Unit>) || ...);
-  template <class Unit>
+  template <class Unit, class AnalysedIR = void>
   static constexpr bool statically_thread_safe =
-      ((!InstrumentList<U<Is>> && (!HasUnitHook<U<Is>, Unit> || ThreadSafeInstrument<U<Is>>)) && ...);
+      ((!InstrumentList<U<Is>> && (!(HasUnitHook<U<Is>, Unit> || detail::has_analysis_hook_for<U<Is>, AnalysedIR>) ||
+                                   ThreadSafeInstrument<U<Is>>)) &&
+       ...);
   // No pass-level hook at all: `run` calls the body and nothing else.
   template <class IR>
   static constexpr bool hook_free =
@@ -402,18 +404,25 @@ class InstrumentSet {
     }
   }
 
-  // first_unsafe_for_units<Unit>(): SPEC §11.4's test, over the instruments
-  // held now: the first one with a unit-level hook that is not thread-safe.
-  template <class Unit>
+  // first_unsafe_for_units<Unit[, AnalysedIR]>(): SPEC §11.4's test, over
+  // the instruments held now: the first one with a unit-level hook that is
+  // not thread-safe. With AnalysedIR (a nest whose context holds a manager
+  // for it, SPEC §11.13), an analysis hook for AnalysedIR counts too.
+  template <class Unit, class AnalysedIR = void>
   std::string first_unsafe_for_units() {
     std::string name;
-    if constexpr (!statically_thread_safe<Unit>) {
+    if constexpr (!statically_thread_safe<Unit, AnalysedIR>) {
       if (cleared_.value) return name;
       for_each_instrument([&](auto& instrument, std::size_t) {
         using I = U<decltype(instrument)>;
         if (!name.empty()) return;
-        bool unit_hooks = HasUnitHook<I, Unit>;
-        if constexpr (requires { instrument.has_unit_hooks(); }) unit_hooks = instrument.has_unit_hooks();
+        bool unit_hooks = HasUnitHook<I, Unit> || detail::has_analysis_hook_for<I, AnalysedIR>;
+        if constexpr (requires { instrument.has_unit_hooks(); }) {
+          unit_hooks = instrument.has_unit_hooks();
+          if constexpr (!std::is_void_v<AnalysedIR>) {
+            unit_hooks = unit_hooks || (instrument.hook_mask() & detail::analysis_hooks) != 0;
+          }
+        }
         if (unit_hooks && !instrument_thread_safe(instrument)) name = instrument_name(instrument);
       });
     }

@@ -42,19 +42,30 @@
 // calling thread, and entering it or replacing its instruments throws (SPEC §11.9).
 //
 // Analyses (SPEC §11.13), only when the context holds an analysis manager
-// for the parent (else nothing of this is compiled in or run): the units run
-// serially (an executor gives one INFO line); module results are frozen
-// while they run (computing one is an Error naming the nest and the unit);
-// each unit-level pass invalidates its unit's function results with its
-// effective set (core/run.hpp, run_in_unit); after the last unit, module
-// results are invalidated once with the intersection of those sets; an
-// exception leaving the nest leaves the manager empty. The nest itself
-// declares preserves_all.
+// for the parent (else nothing of this is compiled in or run): module
+// results are frozen while the units run (computing one is an Error naming
+// the nest and the unit); each unit-level pass invalidates its unit's
+// function results with its effective set (core/run.hpp, run_in_unit);
+// after the last unit, module results are invalidated once with the
+// intersection of those sets; an exception leaving the nest leaves the
+// manager empty. The nest itself declares preserves_all. In parallel mode
+// (where an instrument with an analysis hook counts for the thread-safety
+// test too) each unit's function results live in a store of its own that
+// only the unit's thread touches (ParallelAnalyses): before the units
+// start, the unit's cached results move there; after they finished, the
+// calling thread puts them back in the serial run's storage order and, on
+// failure, empties the manager as the serial run does, the hooks' output
+// put where the failing unit pass would have sent it. Units run serially
+// (one INFO line) when their results cannot be kept apart: the units are
+// not the parent's functions, two units share a function, or a cached
+// result reads a unit's function result from outside that unit.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -106,6 +117,154 @@ struct NoNestAnalyses {};
 
 template <class M, class Parent>
 using nest_analyses_ptr = std::conditional_t<std::is_void_v<M>, NoNestAnalyses, NestAnalyses<Parent>*>;
+
+// ParallelAnalyses<Parent>: the analysis state of a parallel nest run (SPEC
+// §11.13): one store and one NestAnalyses per unit. Only the thread running
+// unit i touches stores[i] and units[i]; the manager is read only while the
+// units run (its analysis objects made beforehand, its module results
+// frozen). Before and after the units, everything runs on the calling thread.
+template <class Parent>
+class ParallelAnalyses {
+ public:
+  using Key = typename function_key_of<Parent>::type;
+  static constexpr std::size_t no_unit = AnalysisManager<Parent>::no_unit;
+
+  template <class Unit>
+  ParallelAnalyses(AnalysisManager<Parent>& am, SinkRef<Parent> sink, const std::vector<UnitSlot<Unit>>& slots)
+      : am_(am), stores_(slots.size()), units(slots.size()) {
+    for (std::size_t i = 0; i < slots.size(); ++i) {
+      units[i].am = &am;
+      units[i].sink = sink;
+      units[i].enter_unit(slots[i].ir);
+      by_hash_.emplace_back(key_hash(units[i].unit_key), i);
+    }
+    std::sort(by_hash_.begin(), by_hash_.end());
+  }
+  ParallelAnalyses(const ParallelAnalyses&) = delete;
+  ParallelAnalyses& operator=(const ParallelAnalyses&) = delete;
+  ~ParallelAnalyses() {
+    if (split_ && !merged_) merge(units.size());  // an exception of the nest itself: nothing is lost
+    if (split_) am_.remove_stand_ins();
+  }
+
+  // owner(key): the unit whose function has that key, or no_unit.
+  std::size_t owner(const Key& key) const {
+    const std::size_t h = key_hash(key);
+    auto it = std::lower_bound(by_hash_.begin(), by_hash_.end(), std::pair<std::size_t, std::size_t>(h, 0));
+    for (; it != by_hash_.end() && it->first == h; ++it) {
+      if (units[it->second].unit_key == key) return it->second;
+    }
+    return no_unit;
+  }
+  // why_serial(): "" when the units' results can be kept apart, else why not (for the INFO line).
+  std::string why_serial() const {
+    for (std::size_t i = 0; i < units.size(); ++i) {
+      if (!units[i].keyed) return "the units are not the analysis manager's functions";
+      if (owner(units[i].unit_key) != i) return "two units have the same function key";
+    }
+    if (!am_.splits_by_unit([this](const Key& key) { return owner(key); })) {
+      return "a cached analysis result reads a unit's function result from outside that unit";
+    }
+    return {};
+  }
+
+  // start(infos): each unit's cached results moved to its store (infos[i]: unit i's pipeline, once it runs).
+  void start(const std::vector<PipelineInfo>& infos) {
+    am_.ready_objects();
+    for (std::size_t i = 0; i < units.size(); ++i) {
+      stores_[i].attach_unit(am_, units[i].unit_key, &infos[i]);
+      units[i].store = &stores_[i];
+    }
+    split_ = true;
+    am_.split_units(stores_.data(), [this](const Key& key) { return owner(key); });
+  }
+
+  // After the units, before their output is delivered. All succeeded: the
+  // results back in the serial run's order (the nest then invalidates
+  // module results). Unit k failed first: the results of units 0..k back,
+  // and the manager emptied as the serial run empties it: where unit k's
+  // failing pass did (its hooks' output put there in the unit's), else after
+  // the output is delivered (finish_failed).
+  template <class Set>
+  void finish(std::size_t failed, std::vector<UnitOutput>& outputs, const std::vector<PipelineInfo>& infos, Set& set) {
+    if (failed == no_unit) {
+      merge(units.size());
+      return;
+    }
+    // The results of units after k that split_units moved count as still
+    // there (a serial run never started those units).
+    am_.restore_units(stores_.data(), stores_.size(), failed + 1);
+    restored_ = true;
+    merge(failed + 1);
+    const std::size_t at = units[failed].failed_at;
+    if (at != NestAnalyses<Parent>::no_output) {
+      UnitOutput held;
+      {
+        const UnitOutputScope scope(held);
+        const PipelineScope current(infos[failed]);
+        am_.clear_after_failed_nest(set);
+      }
+      outputs[failed].insert(at, std::move(held));
+    }
+  }
+  // After unit k's failure was delivered: the rest emptied; the results of
+  // units after k (which a serial run never computed) with their output discarded.
+  template <class Set>
+  void finish_failed(Set& set) {
+    am_.clear_after_failed_nest(set);
+    merge(units.size());
+    UnitOutput discarded;
+    const UnitOutputScope scope(discarded);
+    am_.clear_after_failure(set);
+  }
+
+  // common(): the intersection of the effective sets of the unit passes that ran (none: nullopt).
+  std::optional<PreservedAnalyses> common() const {
+    std::optional<PreservedAnalyses> out;
+    for (const auto& u : units) {
+      if (!u.common) continue;
+      if (!out) {
+        out = *u.common;
+      } else {
+        out->intersect(*u.common);
+      }
+    }
+    return out;
+  }
+
+ private:
+  // The stores' results back: the earlier ones in their places, then the
+  // new ones of units [merged units, to) in unit order.
+  void merge(std::size_t to) {
+    if (!restored_) {
+      am_.restore_units(stores_.data(), stores_.size(), stores_.size());
+      restored_ = true;
+    }
+    for (; taken_ < to; ++taken_) am_.take_results(stores_[taken_]);
+    merged_ = taken_ == units.size();
+  }
+
+  AnalysisManager<Parent>& am_;
+  std::vector<AnalysisManager<Parent>> stores_;
+
+ public:
+  std::vector<NestAnalyses<Parent>> units;
+
+ private:
+  std::vector<std::pair<std::size_t, std::size_t>> by_hash_;  // (key hash, unit), sorted
+  std::size_t taken_ = 0;
+  bool split_ = false;
+  bool restored_ = false;
+  bool merged_ = false;
+};
+
+// What run_parallel takes when the context cannot hold a manager for the
+// parent. One type per context (null when it holds none now), so a nest has
+// one parallel run whether or not a manager is there.
+struct NoParallelAnalyses {};
+template <class Ctx, class Parent>
+using parallel_analyses_for = std::conditional_t<std::is_void_v<typename nest_manager<Ctx, Parent>::type>,
+                                                 NoParallelAnalyses, ParallelAnalyses<Parent>>;
 
 }  // namespace detail
 
@@ -185,7 +344,7 @@ class UnitContext {
       }
       using Set = std::remove_reference_t<decltype(outer_->instrument_set())>;
       return UnitAnalysisHandle<analysis_manager_type, Set>(static_cast<analysis_manager_type&>(*analyses_->am),
-                                                            outer_->instrument_set());
+                                                            outer_->instrument_set(), analyses_->store);
     }
   }
   // nest_analyses(): the nest run's analysis state (null: no manager);
@@ -356,11 +515,11 @@ struct NestRun {
     const PipelineInfo* previous;
   };
 
-  // With an analysis manager for the parent (SPEC §11.13): the units run
-  // serially (see the INFO line), each unit-level pass invalidating its
-  // unit's function results; then module results are invalidated once with
-  // the intersection of those passes' effective sets (none ran: nothing).
-  // An exception leaving the nest leaves the manager empty.
+  // With an analysis manager for the parent (SPEC §11.13): the units run,
+  // each unit-level pass invalidating its unit's function results; then
+  // module results are invalidated once with the intersection of those
+  // passes' effective sets (none ran: nothing). An exception leaving the
+  // nest leaves the manager empty.
   template <class Parent, class Ctx, class Children, class M>
   [[gnu::noinline]] static void run_analysed(const PassInfo& nest_info, NestOptions options, const Children& children,
                                              const Parent& parent, std::vector<UnitSlot<Unit>>& slots, Ctx& ctx,
@@ -370,9 +529,7 @@ struct NestRun {
     try {
       if constexpr (requires { ctx.executor(); }) {
         if (ctx.executor() && !options.serial && slots.size() >= 2) {
-          log(LogLevel::info, std::string(nest_info.name) +
-                                  ": running units serially: the context has an analysis manager (analyses "
-                                  "inside parallel nests are not supported yet).");
+          if (run_analysed_parallel(nest_info, children, parent, slots, ctx, am, analyses.sink)) return;
         }
       }
       run_serial(nest_info, children, parent, slots, ctx, &analyses);
@@ -381,6 +538,32 @@ struct NestRun {
       am.clear_after_failure(set);  // SPEC §11.13, §10.6: the parent is not rebuilt
       throw;
     }
+  }
+
+  // Parallel with a manager, unless an instrument with a unit-level or an
+  // analysis hook is not thread-safe or the units' results cannot be kept
+  // apart (false: run them serially; the INFO line is logged).
+  template <class Parent, class Ctx, class Children>
+  static bool run_analysed_parallel(const PassInfo& nest_info, const Children& children, const Parent& parent,
+                                    std::vector<UnitSlot<Unit>>& slots, Ctx& ctx, AnalysisManager<Parent>& am,
+                                    SinkRef<Parent> sink) {
+    const std::string unsafe = ctx.instrument_set().template first_unsafe_for_units<Unit, Parent>();
+    if (!unsafe.empty()) {
+      log(LogLevel::info,
+          std::string(nest_info.name) + ": running units serially: instrument '" + unsafe + "' is not thread-safe.");
+      return false;
+    }
+    ParallelAnalyses<Parent> analyses(am, sink, slots);
+    const std::string why = analyses.why_serial();
+    if (!why.empty()) {
+      log(LogLevel::info, std::string(nest_info.name) + ": running units serially: " + why + ".");
+      return false;
+    }
+    run_parallel<Parent, Ctx, Children, ParallelAnalyses<Parent>>(nest_info, children, parent, slots, ctx, &analyses);
+    if (const std::optional<PreservedAnalyses> common = analyses.common()) {
+      am.invalidate_with(*common, InvalidationScope::module_only, nullptr, ctx.instrument_set());
+    }
+    return true;
   }
 
   // with_gate(ctx, f): f(gate) with the gate state the children use, taken
@@ -413,13 +596,16 @@ struct NestRun {
       run_serial(nest_info, children, parent, slots, ctx);
       return;
     }
-    run_parallel(nest_info, children, parent, slots, ctx);
+    run_parallel<Parent, Ctx, Children, parallel_analyses_for<Ctx, Parent>>(nest_info, children, parent, slots, ctx,
+                                                                            nullptr);
   }
 
-  // SPEC §11.4-§11.6 and §11.9 over detail::fork_join.
-  template <class Parent, class Ctx, class Children>
+  // SPEC §11.4-§11.6 and §11.9 over detail::fork_join; with a manager
+  // (`analyses` not null), SPEC §11.13.
+  template <class Parent, class Ctx, class Children, class PA>
   static void run_parallel(const PassInfo& nest_info, const Children& children, const Parent& parent,
-                           std::vector<UnitSlot<Unit>>& slots, Ctx& ctx) {
+                           std::vector<UnitSlot<Unit>>& slots, Ctx& ctx, [[maybe_unused]] PA* analyses) {
+    constexpr bool analysed = !std::is_same_v<PA, NoParallelAnalyses>;
     const std::size_t n = slots.size();
     const std::uint32_t caller = thread_ordinal();
     const PipelineInfo* const enclosing = current_pipeline();
@@ -427,6 +613,9 @@ struct NestRun {
     const WorkerBinding binding = worker_binding(ctx);
     std::vector<PipelineInfo> infos(n);
     std::vector<UnitOutput> outputs(n);
+    if constexpr (analysed) {
+      if (analyses != nullptr) analyses->start(infos);
+    }
     ForkJoinResult result;
     with_gate(ctx, [&](const auto& gate) {
       auto run_one = [&](std::size_t i) {
@@ -434,7 +623,10 @@ struct NestRun {
         info = PipelineInfo{nest_info, slots[i].name, i, n, run_id, caller, thread_ordinal(), enclosing};
         const PipelineScope current(info);
         const UnitOutputScope held(outputs[i]);
-        UnitContext<Parent, Unit, Ctx> unit_ctx(ctx, parent, info);
+        using UCtx = UnitContext<Parent, Unit, Ctx>;
+        typename UCtx::nest_analyses_type unit_analyses{};
+        if constexpr (analysed) unit_analyses = analyses != nullptr ? &analyses->units[i] : nullptr;
+        UCtx unit_ctx(ctx, parent, info, unit_analyses);
         const WorkerContextScope worker(info.thread != caller, binding);
         slots[i].ir = run_unit(children, std::move(slots[i].ir), info, unit_ctx, gate);
       };
@@ -442,7 +634,16 @@ struct NestRun {
     });
     // Output in unit order, up to and including the unit whose exception propagates.
     const std::size_t delivered = result.ok() ? n : result.failures.front().index + 1;
+    if constexpr (analysed) {
+      if (analyses != nullptr) {
+        analyses->finish(result.ok() ? ParallelAnalyses<Parent>::no_unit : delivered - 1, outputs, infos,
+                         ctx.instrument_set());
+      }
+    }
     for (std::size_t i = 0; i < delivered; ++i) outputs[i].deliver();
+    if constexpr (analysed) {
+      if (analyses != nullptr && !result.ok()) analyses->finish_failed(ctx.instrument_set());
+    }
     const std::string name(nest_info.name);
     if (result.executor_error) {
       log(LogLevel::debug, name + ": the executor's execute threw (" + describe(result.executor_error) +

@@ -290,7 +290,9 @@ const PreservedAnalyses& declared_set(const P& pass) {
 // holds no manager now). A level for the pass's marks; when the body
 // returns, the unit's function results are invalidated with the pass's
 // effective set (declaration ∪ marks), which the nest's intersection takes
-// in, before run_after_pass; a body that throws clears the cache first.
+// in, before run_after_pass; a body that throws clears the cache first (in a
+// parallel nest the unit's results are in its store, and the nest empties
+// the manager when the units finished, as if here: NestAnalyses::failed_here).
 template <class P, class Unit, class Ctx, class Gate, class Hooks>
 PASSINFRA_ALWAYS_INLINE Unit run_in_unit(const P& pass, Unit unit, Ctx& ctx, const Gate& gate, Hooks& hooks) {
   auto* na = ctx.nest_analyses();
@@ -301,7 +303,7 @@ PASSINFRA_ALWAYS_INLINE Unit run_in_unit(const P& pass, Unit unit, Ctx& ctx, con
       return run_plain(pass, std::move(unit), ctx, gate, hooks);
     }
   }
-  auto& am = *na->am;
+  auto& am = na->table();
   using M = std::remove_reference_t<decltype(am)>;
   // The analysis hooks: the outer context's set (UnitContext), else those
   // the nest took from it (a ContextRef<Unit>, whose set has hooks for Unit only).
@@ -319,7 +321,11 @@ PASSINFRA_ALWAYS_INLINE Unit run_in_unit(const P& pass, Unit unit, Ctx& ctx, con
       try {
         return pass.transform(std::move(in), ctx);
       } catch (...) {
-        am.clear_after_failure(set);  // SPEC §10.6
+        if (na->store != nullptr) {
+          na->failed_here();  // SPEC §11.13: the nest empties the manager once the units finished
+        } else {
+          am.clear_after_failure(set);  // SPEC §10.6
+        }
         am.drop_marks();
         throw;
       }

@@ -11,6 +11,9 @@
 // inside a parallel unit hands its units' output on to that unit's buffer.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -33,6 +36,14 @@ class UnitOutput {
   }
   void discard() noexcept { entries_.clear(); }
   bool empty() const noexcept { return entries_.empty(); }
+  std::size_t size() const noexcept { return entries_.size(); }
+  // insert(at, other): other's messages, taken, sent after the first `at` of these.
+  void insert(std::size_t at, UnitOutput&& other) {
+    const auto pos = entries_.begin() + static_cast<std::ptrdiff_t>(std::min(at, entries_.size()));
+    entries_.insert(pos, std::make_move_iterator(other.entries_.begin()),
+                    std::make_move_iterator(other.entries_.end()));
+    other.entries_.clear();
+  }
 
  private:
   struct Entry {

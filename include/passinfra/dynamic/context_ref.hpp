@@ -77,7 +77,7 @@ struct UnitHookTable {
   void (*after)(void*, const U&, const PassInfo&, std::size_t&);
   void (*before_pipeline)(void*, const U&, const PipelineInfo&, std::size_t&);
   void (*after_pipeline)(void*, const U&, const PipelineInfo&, std::size_t&);
-  std::string (*first_unsafe)(void*);
+  std::string (*first_unsafe)(void*, bool analyses);  // analyses: analysis hooks for U's parent count too
 };
 
 // UnitTables<IR>::type: one UnitHookTable pointer per unit type IR lists.
@@ -230,8 +230,12 @@ inline constexpr UnitHookTable<U> unit_hook_table_for{
         static_cast<Ctx*>(c)->instrument_set().run_after_pipeline(u, info, started);
       }
     },
-    +[]([[maybe_unused]] void* c) -> std::string {
+    +[]([[maybe_unused]] void* c, [[maybe_unused]] bool analyses) -> std::string {
       if constexpr (requires(context_set_t<Ctx>& set) { set.template first_unsafe_for_units<U>(); }) {
+        if constexpr (HasParentType<U>) {
+          using Parent = typename ir_traits<U>::parent_type;
+          if (analyses) return static_cast<Ctx*>(c)->instrument_set().template first_unsafe_for_units<U, Parent>();
+        }
         return static_cast<Ctx*>(c)->instrument_set().template first_unsafe_for_units<U>();
       } else {
         return {};
@@ -411,10 +415,10 @@ class ErasedInstrumentSet {
                                  std::size_t to) noexcept {
     vtable_->after_pipeline_failed(context_, info, error, from, to);
   }
-  template <class U>
+  template <class U, class AnalysedIR = void>
     requires detail::is_unit_of<IR, U>
   std::string first_unsafe_for_units() {
-    return unit_table<U>().first_unsafe(context_);
+    return unit_table<U>().first_unsafe(context_, !std::is_void_v<AnalysedIR>);
   }
 
   bool should_run(const IR& ir, const PassInfo& info) { return vtable_->should_run(context_, ir, info); }
@@ -565,7 +569,7 @@ class ContextRef {
             "ctx.analyses(): this PassContext<IR> has no analysis manager; construct it with "
             "PassContext<IR>(options, instruments, &am)");
       }
-      return UnitAnalysisHandle<AnalysisManager<Parent>, detail::SinkRef<Parent>>(*na->am, na->sink);
+      return UnitAnalysisHandle<AnalysisManager<Parent>, detail::SinkRef<Parent>>(*na->am, na->sink, na->store);
     } else {
       AnalysisManager<IR>* am = analysis_manager();
       if (am == nullptr) [[unlikely]] {
