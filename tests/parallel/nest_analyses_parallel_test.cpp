@@ -155,14 +155,15 @@ struct LReadModule {
   }
 };
 // Throws TestError(id) on the functions named A and B (after getting FunctionSum).
+// Not throw_test_error: its last_thrown is one global, written here by two units' threads at once.
 template <Name A, Name B>
 struct LThrowOn {
   static constexpr pi::PassInfo info{"T", 0};
   AFunc transform(AFunc f, auto& ctx) const {
     (void)ctx.analyses().template get<FunctionSum>(ctx.parent(), f);
     say("T@" + f.name);
-    if (f.name == A.view()) throw_test_error(1, "T failed on " + f.name);
-    if (f.name == B.view()) throw_test_error(2, "T failed on " + f.name);
+    if (f.name == A.view()) throw TestError(1, "T failed on " + f.name);
+    if (f.name == B.view()) throw TestError(2, "T failed on " + f.name);
     return f;
   }
 };
@@ -382,7 +383,7 @@ TEST_CASE("parallel nest analyses: a unit-level hook that throws: the manager em
     using TextRec::run_before_pass;
     void run_before_pass(const AFunc& f, const pi::PassInfo& info) {
       TextRec::run_before_pass(f, info);
-      if (f.name == "u1" && info.name == std::string_view("U2")) throw_test_error(1, "hook failed");
+      if (f.name == "u1" && info.name == std::string_view("U2")) throw TestError(1, "hook failed");
     }
   };
   BadHook bad;
