@@ -302,3 +302,88 @@ TEST_CASE("nest analyses: 8 units with an executor give the serial run's cache a
   CHECK(serial.size() == 9);  // Tagged and FunctionSum for the 8 units (ModuleSum and FunctionSize dropped)
   CHECK(count_of(serial_hooks, "invalidated ModuleSum") == 1);
 }
+
+namespace {
+
+// Unit g asks for f's FunctionSum (How) in a nest run with no executor, with
+// one and NestOptions serial, and in parallel: the same Error, caught by the
+// pass, the same lines, no hook for the refused request, nothing cached for it.
+template <AskBy How>
+void check_other_function(const Events& alone_lines) {
+  CAPTURE(static_cast<int>(How));
+  pi::ThreadPool pool(2);
+  const std::string said = "A@g error=" + other_function_error("@g", "FunctionSum", "f");
+  auto with = [&](bool executor) {
+    return [&pool, executor](AskManager& am, LogRec& rec) {
+      return pi::make_pass_context<AModule>({.executor = executor ? pi::ExecutorRef(pool) : pi::ExecutorRef()}, am,
+                                            std::ref(rec));
+    };
+  };
+  const pi::NestOptions serial{.serial = true};
+  // Alone: f's result is never computed.
+  const LoggedRun alone = run_logged(pi::Nest<AFunc, FAskOther<"A", How>>{}, with(false));
+  CHECK(alone.lines == alone_lines);
+  CHECK(alone.cached.empty());
+  const LoggedRun alone_opt = run_logged(pi::Nest<AFunc, FAskOther<"A", How>>(serial, {}), with(true));
+  const LoggedRun alone_par = run_logged(pi::Nest<AFunc, FAskOther<"A", How>>{}, with(true));
+  CHECK(alone_opt.lines == alone.lines);
+  CHECK(alone_par.lines == alone.lines);
+  CHECK(alone_opt.cached == alone.cached);
+  CHECK(alone_par.cached == alone.cached);
+  // After unit f computed and kept its FunctionSum (a serial run holds it when g asks).
+  using N = pi::Nest<AFunc, FUse<"U", FunctionSum>, FAskOther<"A", How>>;
+  const LoggedRun after = run_logged(N{}, with(false));
+  CHECK(count_of(after.lines, said) == 1);
+  CHECK(count_of(after.lines, "r before_analysis FunctionSum@f") == 1);
+  CHECK(after.cached == Events{"FunctionSum@f", "FunctionSum@g", "FunctionSum@h"});
+  const LoggedRun after_opt = run_logged(N(serial, {}, {}), with(true));
+  const LoggedRun after_par = run_logged(N{}, with(true));
+  CHECK(after_opt.lines == after.lines);
+  CHECK(after_par.lines == after.lines);
+  CHECK(after_opt.cached == after.cached);
+  CHECK(after_par.cached == after.cached);
+}
+
+// On unit g, gets f's FunctionSum (the Error leaves the pass).
+struct Other {
+  static constexpr pi::PassInfo info{"Other", 0};
+  using preserves = pi::preserves_all;
+  AFunc transform(AFunc f, auto& ctx) const {
+    if (f.name == "g") (void)ctx.analyses().template get<FunctionSum>(ctx.parent(), ctx.parent().functions.at(0));
+    return f;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("nest analyses: another function's result in a unit is the same Error serial and parallel, before any hook") {
+  const std::string said = "A@g error=" + other_function_error("@g", "FunctionSum", "f");
+  check_other_function<AskBy::get>({said});
+  check_other_function<AskBy::get_cached>({said});
+  check_other_function<AskBy::name>({said});
+  // Through a dependency: FirstSum@g's hooks fire, FunctionSum@f's do not.
+  check_other_function<AskBy::dependency>({"r before_analysis FirstSum@g", "r analysis_failed FirstSum@g", said});
+}
+
+TEST_CASE("nest analyses: another function's result: the Error leaving the nest empties the manager") {
+  pi::ThreadPool pool(2);
+  for (const bool executor : {false, true}) {
+    CAPTURE(executor);
+    NestManager am;
+    LogRec rec;
+    auto ctx = pi::make_pass_context<AModule>({.executor = executor ? pi::ExecutorRef(pool) : pi::ExecutorRef()}, am,
+                                              std::ref(rec));
+    const AModule m = make_module();
+    (void)am.get<FunctionSum>(m, m.functions.at(0));  // cached: a serial run used to return it
+    try {
+      (void)pi::run(pi::Nest<AFunc, FUse<"U", FunctionSum>, Other>{}, m, ctx);
+      FAIL("expected an Error");
+    } catch (const pi::Error& e) {
+      CHECK(std::string(e.what()) == other_function_error("@g", "FunctionSum", "f"));
+    }
+    CHECK(am.empty());
+    // Outside the nest, any function's result again.
+    CHECK(am.get<FunctionSum>(m, m.functions.at(1)) == 30);
+    CHECK(*am.get_cached<FunctionSum>(m.functions.at(1)) == 30);
+  }
+}

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <passinfra/dynamic.hpp>
+#include <passinfra/parallel/thread_pool.hpp>
 
 #include "support/analysis_ir.hpp"
 #include "support/nest_analyses.hpp"
@@ -125,4 +126,61 @@ TEST_CASE("dynamic nest analyses: unit passes inside an erased DynamicSequential
   // Outside a nest, ContextRef<Unit>::analyses() is an Error (no manager for the unit type).
   auto plain = pi::make_pass_context<AModule>({});
   CHECK_THROWS_AS(pi::run(DNest{FUse<"U">{}}, make_module(&log), plain), pi::Error);
+}
+
+namespace {
+
+// Unit g asks for f's FunctionSum (How) through ContextRef<AFunc>: the same
+// Error, caught by the pass, under a static and a dynamic context, with no
+// executor, with one and NestOptions serial, and in parallel; the same lines
+// (no hook for the refused request) and cache; as the static Nest's.
+template <AskBy How>
+void check_other_function(const Events& expected) {
+  CAPTURE(static_cast<int>(How));
+  pi::ThreadPool pool(2);
+  auto executor_of = [&pool](bool executor) { return executor ? pi::ExecutorRef(pool) : pi::ExecutorRef(); };
+  auto static_ctx = [&](bool executor) {
+    return [&, executor](AskManager& am, LogRec& rec) {
+      return pi::make_pass_context<AModule>({.executor = executor_of(executor)}, am, std::ref(rec));
+    };
+  };
+  auto dynamic_ctx = [&](bool executor) {
+    return [&, executor](AskManager& am, LogRec& rec) {
+      return DCtx({.executor = executor_of(executor)}, {pi::AnyInstrument<AModule>(std::ref(rec))}, &am);
+    };
+  };
+  const std::vector<pi::AnyPass<AFunc>> passes{FUse<"U", FunctionSum>{}, FAskOther<"A", How>{}};
+  const DNest nest(passes);
+  const DNest serial_nest(passes, pi::NestOptions{.serial = true});
+  // The same passes inside an erased DynamicSequential<AFunc>.
+  const DNest inner{pi::AnyPass<AFunc>(pi::DynamicSequential<AFunc>(passes))};
+  const LoggedRun reference =
+      run_logged(pi::Nest<AFunc, FUse<"U", FunctionSum>, FAskOther<"A", How>>{}, static_ctx(false));
+  CHECK(reference.lines == expected);
+  CHECK(reference.cached == Events{"FunctionSum@f", "FunctionSum@g", "FunctionSum@h"});
+  for (const bool executor : {false, true}) {
+    CAPTURE(executor);
+    for (const DNest* n : {&nest, &serial_nest, &inner}) {
+      const LoggedRun s = run_logged(*n, static_ctx(executor));
+      const LoggedRun d = run_logged(*n, dynamic_ctx(executor));
+      CHECK(s.lines == reference.lines);
+      CHECK(d.lines == reference.lines);
+      CHECK(s.cached == reference.cached);
+      CHECK(d.cached == reference.cached);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("dynamic nest analyses: another function's result in a unit is the same Error serial and parallel") {
+  const std::string said = "A@g error=" + other_function_error("@g", "FunctionSum", "f");
+  const std::string f = "r before_analysis FunctionSum@f";
+  const std::string g = "r before_analysis FunctionSum@g";
+  const std::string h = "r before_analysis FunctionSum@h";
+  check_other_function<AskBy::get>({f, g, said, h});
+  check_other_function<AskBy::get_cached>({f, g, said, h});
+  check_other_function<AskBy::name>({f, g, said, h});
+  check_other_function<AskBy::dependency>(
+      {f, g, "r before_analysis FirstSum@g", "r analysis_failed FirstSum@g", said, h});
 }

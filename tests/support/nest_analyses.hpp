@@ -23,10 +23,22 @@
 //                                 or "N@f error=<what>"
 //   FThreadOf                     records the thread it ran on (FThreadOf::seen())
 //   FThrowOn<N, Fn>               throws TestError(9) on the function named Fn
+//   FAskOther<N, How>             on unit g only: asks for f's FunctionSum (How: by get, get_cached,
+//                                 get by name, or through FirstSum's dependency); logs (passinfra::log,
+//                                 so held back per unit in parallel) "N@g got=<v>" or "N@g error=<what>"
+// FirstSum                        function analysis: FunctionSum of the module's first function
+//                                 (a dependency on another function when asked for g)
+// LogRec                          a thread-safe instrument logging the analysis hooks: "r before_analysis
+//                                 FunctionSum@f", "r analysis_failed ...", "r invalidated ..."
+// AskManager                      a manager listing FunctionSum and FirstSum
+// run_logged(nest, make_ctx)      a run on a fresh AskManager: the lines logged and the cache after
+// other_function_error(u, a, fn)  the Error text for analysis a of function fn asked in unit u
 #pragma once
 
 #include <algorithm>
+#include <exception>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -225,5 +237,89 @@ struct FThrowOn {
     return f;
   }
 };
+
+struct FirstSum {
+  static constexpr passinfra::AnalysisInfo info{"FirstSum"};
+  using unit = passinfra::function_unit;
+  using result_type = long;
+  using depends_on = passinfra::depends_on<FunctionSum>;
+  long run(const AFunc&, const AModule& m, auto& deps) const {
+    return deps.template get<FunctionSum>(m.functions.front());
+  }
+};
+
+enum class AskBy { get, get_cached, name, dependency };
+
+template <Name N, AskBy How>
+struct FAskOther {
+  static constexpr passinfra::PassInfo info{N.view(), 0};
+  using preserves = passinfra::preserves_all;
+  AFunc transform(AFunc f, auto& ctx) const {
+    if (f.name != "g") return f;
+    const AFunc& other = ctx.parent().functions.front();
+    std::string said = std::string(N.view()) + "@" + f.name;
+    try {
+      long v = 0;
+      if constexpr (How == AskBy::get) {
+        v = ctx.analyses().template get<FunctionSum>(ctx.parent(), other);
+      } else if constexpr (How == AskBy::get_cached) {
+        const long* p = ctx.analyses().template get_cached<FunctionSum>(other);
+        v = p != nullptr ? *p : -1;
+      } else if constexpr (How == AskBy::name) {
+        v = ctx.analyses().get("FunctionSum", ctx.parent(), other).template get<long>();
+      } else {
+        v = ctx.analyses().template get<FirstSum>(ctx.parent(), f);
+      }
+      said += " got=" + std::to_string(v);
+    } catch (const passinfra::Error& e) {
+      said += " error=" + std::string(e.what());
+    }
+    passinfra::log(passinfra::LogLevel::info, said);
+    return f;
+  }
+};
+
+struct LogRec {
+  static constexpr bool thread_safe = true;
+  static void say(const std::string& line) { passinfra::log(passinfra::LogLevel::info, line); }
+  void run_before_analysis(const AModule&, const passinfra::AnalysisInfo& info) {
+    say("r before_analysis " + analysis_text(info));
+  }
+  void run_after_analysis_failed(const passinfra::AnalysisInfo& info, const std::exception_ptr&) {
+    say("r analysis_failed " + analysis_text(info));
+  }
+  void run_analysis_invalidated(const passinfra::AnalysisInfo& info) { say("r invalidated " + analysis_text(info)); }
+};
+
+// AskManager: a manager listing FunctionSum and FirstSum.
+using AskManager = passinfra::AnalysisManager<AModule, passinfra::analyses<FunctionSum, FirstSum>>;
+
+// run_logged(nest, make_ctx): a run of nest over make_module() under make_ctx(am, rec) on a fresh
+// AskManager and LogRec: every line logged, in order, and the cache after it.
+struct LoggedRun {
+  std::vector<std::string> lines;
+  std::vector<std::string> cached;
+};
+template <class Nest, class MakeCtx>
+LoggedRun run_logged(const Nest& nest, MakeCtx make_ctx) {
+  LoggedRun out;
+  AskManager am;
+  LogRec rec;
+  {
+    const passinfra::ScopedLogSink sink(
+        [&](passinfra::LogLevel, std::string_view message) { out.lines.emplace_back(message); });
+    auto ctx = make_ctx(am, rec);
+    (void)passinfra::run(nest, make_module(), ctx);
+  }
+  out.cached = cached(am);
+  return out;
+}
+
+// other_function_error(unit, analysis, fn): the Error a unit gets for another function's result (SPEC §11.13).
+inline std::string other_function_error(const std::string& unit, const std::string& analysis, const std::string& fn) {
+  return "passinfra: function analysis '" + analysis + "' for function '" + fn + "' cannot be computed or read " +
+         "inside unit '" + unit + "' of nest 'function': inside a unit, function analyses are those of the " +
+         "unit's function only (get<A>(ctx.parent(), fn) and get_cached<A>(fn) with fn the unit)";
+}
 
 }  // namespace pitest

@@ -19,7 +19,8 @@
 //                                     manager (SPEC §11.13)
 // UnitAnalysisHandle<M, Set>          ctx.analyses() inside a nest's unit (SPEC §11.13): the
 //                                     parent's manager seen from one unit: function analyses
-//                                     computed and cached, module results read-only
+//                                     of the unit's function computed and cached (another
+//                                     function's: Error), module results read-only
 //                                     (get<A>(parent) of an uncached one throws Error),
 //                                     get_cached_parent<A>(), the marks; no invalidate / clear
 //
@@ -260,9 +261,14 @@ struct NestAnalyses {
     if (failed_at == no_output) failed_at = current_unit_output != nullptr ? current_unit_output->size() : 0;
   }
 
+  // keys_units<Unit>: a Unit is one of Parent's functions (it has a key; the
+  // unit's passes get the function analyses of that function only).
+  template <class Unit>
+  static constexpr bool keys_units = FunctionKeyedIR<Parent> && std::is_same_v<function_param_t<Parent>, Unit>;
+
   template <class Unit>
   void enter_unit(const Unit& unit) {
-    if constexpr (FunctionKeyedIR<Parent> && std::is_same_v<function_param_t<Parent>, Unit>) {
+    if constexpr (keys_units<Unit>) {
       unit_key = ir_traits<Parent>::function_key(unit);
       keyed = true;
     }

@@ -729,6 +729,16 @@ class AnalysisManager<IR, analyses<>> {
     return previous;
   }
   const PipelineInfo* modules_frozen_in() const noexcept { return frozen_in_; }
+  // ... and a unit's function analyses are those of its function:
+  // only_function(&key) makes computing or reading (get_cached) a function
+  // result for a function with another key throw passinfra::Error naming
+  // the nest and unit of freeze_modules, the analysis and the function
+  // (before any hook fires; nothing is cached). `key` is read at each
+  // request (a serial nest updates it per unit); null lifts it. Returns the
+  // previous value. A parallel nest's unit stores have it too (attach_unit).
+  const function_key_type* only_function(const function_key_type* key) noexcept {
+    return std::exchange(only_key_, key);
+  }
 
   // ---- parallel nests (SPEC §11.13; core/nest.hpp's, not for users) -----
   //
@@ -750,6 +760,7 @@ class AnalysisManager<IR, analyses<>> {
   void attach_unit(const AnalysisManager& shared, const function_key_type& key, const PipelineInfo* info) {
     shared_ = &shared;
     unit_key_ = key;
+    only_key_ = &unit_key_;
     frozen_in_ = info;
   }
   // splits_by_unit(owner): no cached result reads a unit's function result
@@ -1131,6 +1142,8 @@ class AnalysisManager<IR, analyses<>> {
 
   template <class A>
   const typename A::result_type* table_cached(const function_key_type* fkey) const {
+    if (fkey != nullptr && only_key_ != nullptr) [[unlikely]]
+      check_only_function(A::info.name, *fkey);
     const entry_type* e = find_entry(analysis_key<A>, fkey);
     if (e == nullptr || !e->cached) return nullptr;
     return &*static_cast<const detail::TypedEntry<IR, A>*>(e)->value;
@@ -1144,6 +1157,8 @@ class AnalysisManager<IR, analyses<>> {
     E* e = nullptr;
     if constexpr (std::is_same_v<unit_of_t<A>, function_unit>) {
       const function_key_type& key = ir_traits<IR>::function_key(*fn);  // no copy when it returns a reference
+      if (only_key_ != nullptr) [[unlikely]]
+        check_only_function(A::info.name, key);  // SPEC §11.13: no hook has fired, nothing is cached
       e = static_cast<E*>(find_entry(analysis_key<A>, &key));
       if (e == nullptr) e = missing_entry<A>(&key);
     } else {
@@ -1317,27 +1332,26 @@ class AnalysisManager<IR, analyses<>> {
   }
 
   // The entry of A (for the function with key *fkey, if given) when none is
-  // here: a new one; in a unit's store (parallel nest), the nest's manager's
-  // cached module result (else the frozen Error), and for a function other
-  // than the unit's an Error.
+  // here: a new one; for a module analysis in a unit's store (parallel
+  // nest), the nest's manager's cached result (else the frozen Error).
   template <class A>
   detail::TypedEntry<IR, A>* missing_entry(const function_key_type* fkey) {
-    if (shared_ != nullptr) [[unlikely]] {
-      if (fkey != nullptr) {
-        if (!(*fkey == unit_key_)) throw_other_unit(A::info.name, *fkey);
-      } else {
-        entry_type* e = shared_->find_entry(analysis_key<A>, nullptr);
-        if (e == nullptr || !e->cached) throw_frozen(A::info.name);
-        return static_cast<detail::TypedEntry<IR, A>*>(e);  // cached: table_get records it as an input
-      }
+    if (shared_ != nullptr && fkey == nullptr) [[unlikely]] {
+      entry_type* e = shared_->find_entry(analysis_key<A>, nullptr);
+      if (e == nullptr || !e->cached) throw_frozen(A::info.name);
+      return static_cast<detail::TypedEntry<IR, A>*>(e);  // cached: table_get records it as an input
     }
     return new_entry<A>(fkey);
   }
+  // A function result asked for inside a nest's unit (only_function): the unit's function, else an Error.
+  void check_only_function(std::string_view name, const function_key_type& key) const {
+    if (!(key == *only_key_)) throw_other_unit(name, key);
+  }
   [[noreturn, gnu::noinline]] void throw_other_unit(std::string_view name, const function_key_type& key) const {
     throw Error("function analysis '" + std::string(name) + "' for function '" + detail::key_text(key) +
-                "' cannot be computed inside unit '" + std::string(frozen_in_->unit_name) + "' of nest '" +
-                std::string(frozen_in_->nest.name) +
-                "', which runs in parallel: a unit computes and reads the results of its own function only");
+                "' cannot be computed or read inside unit '" + std::string(frozen_in_->unit_name) + "' of nest '" +
+                std::string(frozen_in_->nest.name) + "': inside a unit, function analyses are those of the unit's " +
+                "function only (get<A>(ctx.parent(), fn) and get_cached<A>(fn) with fn the unit)");
   }
   [[noreturn]] void throw_frozen(std::string_view name) const {
     const std::string a(name);
@@ -1485,6 +1499,7 @@ class AnalysisManager<IR, analyses<>> {
   std::vector<detail::AnalysisRecord<IR>*> spare_records_;  // objects units made for analyses already here
   const AnalysisManager* shared_ = nullptr;                 // a unit's store: the nest's manager (see attach_unit)
   function_key_type unit_key_{};                            // ... and its unit's function key
+  const function_key_type* only_key_ = nullptr;             // see only_function
 
   template <class, class>
   friend struct detail::Typed;

@@ -44,7 +44,9 @@
 // Analyses (SPEC §11.13), only when the context holds an analysis manager
 // for the parent (else nothing of this is compiled in or run): module
 // results are frozen while the units run (computing one is an Error naming
-// the nest and the unit); each unit-level pass invalidates its unit's
+// the nest and the unit), and so, when the units are the parent's
+// functions, is every function's result but the running unit's (an Error,
+// serial or parallel alike); each unit-level pass invalidates its unit's
 // function results with its effective set (core/run.hpp, run_in_unit);
 // after the last unit, module results are invalidated once with the
 // intersection of those sets; an exception leaving the nest leaves the
@@ -499,20 +501,29 @@ struct NestRun {
   }
 
   // FreezeModules<NA>: while the units run, the manager computes no module
-  // result (SPEC §11.13); the error names the nest and the unit `info` describes.
+  // result, and no function result but the running unit's function's (when
+  // the units are the parent's functions) (SPEC §11.13); the errors name
+  // the nest and the unit `info` describes (as a parallel unit's store does).
   template <class NA>
   struct FreezeModules {
     FreezeModules(NA, const PipelineInfo&) noexcept {}
   };
   template <class P>
   struct FreezeModules<NestAnalyses<P>*> {
+    using Key = typename AnalysisManager<P>::function_key_type;
     FreezeModules(NestAnalyses<P>* na, const PipelineInfo& info) noexcept
-        : am(na->am), previous(na->am->freeze_modules(&info)) {}
+        : am(na->am),
+          previous(na->am->freeze_modules(&info)),
+          previous_only(na->am->only_function(NestAnalyses<P>::template keys_units<Unit> ? &na->unit_key : nullptr)) {}
     FreezeModules(const FreezeModules&) = delete;
     FreezeModules& operator=(const FreezeModules&) = delete;
-    ~FreezeModules() { am->freeze_modules(previous); }
+    ~FreezeModules() {
+      am->only_function(previous_only);
+      am->freeze_modules(previous);
+    }
     AnalysisManager<P>* am;
     const PipelineInfo* previous;
+    const Key* previous_only;
   };
 
   // With an analysis manager for the parent (SPEC §11.13): the units run,
