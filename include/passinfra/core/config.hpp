@@ -22,14 +22,11 @@
 // silently truncated number.
 #pragma once
 
-#include <algorithm>
 #include <charconv>
-#include <cmath>
 #include <concepts>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
-#include <map>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -37,6 +34,7 @@
 #include <vector>
 
 #include "passinfra/core/error.hpp"
+#include "passinfra/detail/light_mutex.hpp"
 #include "passinfra/detail/suggest.hpp"
 
 namespace passinfra {
@@ -108,9 +106,31 @@ struct ConfigOption {
 
 namespace detail {
 
+// The registered options, sorted by key (a sorted vector rather than a
+// std::map: core.hpp stays free of <map>; registration is rare).
 struct ConfigRegistry {
-  std::mutex mutex;
-  std::map<std::string, ConfigOption, std::less<>> options;
+  LightMutex mutex;
+  std::vector<ConfigOption> options;
+
+  // The first option whose key is not less than `key` (lower bound).
+  std::vector<ConfigOption>::iterator slot(std::string_view key) {
+    std::size_t lo = 0;
+    std::size_t hi = options.size();
+    while (lo < hi) {
+      const std::size_t mid = lo + (hi - lo) / 2;
+      if (std::string_view(options[mid].key) < key) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return options.begin() + static_cast<std::ptrdiff_t>(lo);
+  }
+  // The option registered as `key`, or null.
+  const ConfigOption* find(std::string_view key) {
+    auto it = slot(key);
+    return it != options.end() && it->key == key ? &*it : nullptr;
+  }
 };
 
 inline ConfigRegistry& config_registry() {
@@ -121,16 +141,16 @@ inline ConfigRegistry& config_registry() {
 inline void register_config_option(std::string key, ConfigType type, std::string description) {
   if (key.empty()) throw Error("register_config_option: the key is empty; expected a non-empty name");
   auto& registry = config_registry();
-  std::lock_guard lock(registry.mutex);
-  auto it = registry.options.find(key);
-  if (it != registry.options.end()) {
-    if (it->second.type != type) {
-      throw Error("register_config_option: '" + key + "' is already registered as " +
-                  std::string(to_string(it->second.type)) + ", not " + std::string(to_string(type)));
+  LightLock lock(registry.mutex);
+  auto it = registry.slot(key);
+  if (it != registry.options.end() && it->key == key) {
+    if (it->type != type) {
+      throw Error("register_config_option: '" + key + "' is already registered as " + std::string(to_string(it->type)) +
+                  ", not " + std::string(to_string(type)));
     }
     return;
   }
-  registry.options.emplace(key, ConfigOption{key, type, std::move(description)});
+  registry.options.insert(it, ConfigOption{key, type, std::move(description)});
 }
 
 }  // namespace detail
@@ -150,10 +170,8 @@ void register_config_option(const ConfigKey<T>& key, std::string description = {
 
 inline std::vector<ConfigOption> registered_config_options() {
   auto& registry = detail::config_registry();
-  std::lock_guard lock(registry.mutex);
-  std::vector<ConfigOption> out;
-  for (const auto& [key, option] : registry.options) out.push_back(option);
-  return out;
+  detail::LightLock lock(registry.mutex);
+  return registry.options;
 }
 
 namespace detail {
@@ -264,7 +282,9 @@ T read_config_value(const ConfigValue& value, std::string_view reader, std::stri
   } else if constexpr (want == ConfigType::floating) {
     const double v = std::get<double>(value);
     if constexpr (sizeof(T) < sizeof(double)) {
-      if (std::isfinite(v) && std::fabs(v) > static_cast<double>(std::numeric_limits<T>::max())) {
+      const double magnitude = v < 0 ? -v : v;  // NaN: no compare holds
+      if (magnitude > static_cast<double>(std::numeric_limits<T>::max()) &&
+          magnitude != std::numeric_limits<double>::infinity()) {
         throw out_of_range(format_double(-static_cast<double>(std::numeric_limits<T>::max())),
                            format_double(static_cast<double>(std::numeric_limits<T>::max())));
       }
@@ -283,16 +303,16 @@ T read_config_value(const ConfigValue& value, std::string_view reader, std::stri
 // Integers given for floating options are converted in place.
 inline void validate_config(Config& config) {
   auto& registry = detail::config_registry();
-  std::lock_guard lock(registry.mutex);
+  detail::LightLock lock(registry.mutex);
   for (auto& entry : config) {
-    auto it = registry.options.find(entry.key);
-    if (it == registry.options.end()) {
+    const ConfigOption* option = registry.find(entry.key);
+    if (option == nullptr) {
       std::vector<std::string_view> keys;
-      for (const auto& [key, option] : registry.options) keys.push_back(key);
+      for (const auto& o : registry.options) keys.push_back(o.key);
       throw Error("unknown config key '" + detail::clipped(entry.key) + "'; expected a registered option" +
                   detail::suggestion_text(entry.key, keys, "keys"));
     }
-    const ConfigType expected = it->second.type;
+    const ConfigType expected = option->type;
     const ConfigType given = config_type_of(entry.value);
     if (expected == ConfigType::floating && given == ConfigType::integer) {
       entry.value = static_cast<double>(std::get<std::int64_t>(entry.value));
