@@ -22,6 +22,7 @@
 // silently truncated number.
 #pragma once
 
+#include <atomic>
 #include <charconv>
 #include <concepts>
 #include <cstddef>
@@ -133,15 +134,24 @@ struct ConfigRegistry {
   }
 };
 
+// &validate_config once an option is registered (register_config_option
+// sets it): a context validates through this pointer (check_config), so a
+// translation unit that only makes contexts does not compile the
+// validation, its messages and its did-you-mean search.
+inline std::atomic<void (*)(Config&)> config_validator{nullptr};
+
 inline ConfigRegistry& config_registry() {
   static ConfigRegistry registry;
   return registry;
 }
 
+inline void set_config_validator() noexcept;  // below validate_config
+
 inline void register_config_option(std::string key, ConfigType type, std::string description) {
   if (key.empty()) throw Error("register_config_option: the key is empty; expected a non-empty name");
   auto& registry = config_registry();
   LightLock lock(registry.mutex);
+  set_config_validator();
   auto it = registry.slot(key);
   if (it != registry.options.end() && it->key == key) {
     if (it->type != type) {
@@ -323,6 +333,26 @@ inline void validate_config(Config& config) {
     }
   }
 }
+
+namespace detail {
+
+inline void set_config_validator() noexcept { config_validator.store(&validate_config, std::memory_order_release); }
+
+// check_config(config): what a context does with its config: validate_config
+// (config), called through the registry's pointer. With no option registered
+// the pointer is null and every key is unknown (validate_config's message
+// for an empty registry).
+inline void check_config(Config& config) {
+  if (config.empty()) return;
+  if (void (*validate)(Config&) = config_validator.load(std::memory_order_acquire)) {
+    validate(config);
+    return;
+  }
+  throw Error("unknown config key '" + clipped(config.front().key) +
+              "'; expected a registered option; no keys are registered");
+}
+
+}  // namespace detail
 
 // config_get<T>(config, key, default): the value set for key, or default.
 template <class T>

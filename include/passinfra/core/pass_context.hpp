@@ -269,7 +269,7 @@ class PassContext {
     }
     detail::check_names(required_, "required_pass");
     detail::check_names(disabled_, "disabled_pass");
-    validate_config(config_);
+    detail::check_config(config_);  // validate_config, through a pointer (config.hpp)
     has_required_ = !required_.empty();
     names_listed_ = has_required_ || !disabled_.empty();
     // Indexes into required_ / disabled_, which never change.
