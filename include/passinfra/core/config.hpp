@@ -105,6 +105,13 @@ struct ConfigOption {
   std::string description;
 };
 
+// Cold code is lazy: the functions below that only registration, validation
+// and messages use (register_config_option, registered_config_options,
+// validate_config, format_option_value and their helpers) are templates with
+// a defaulted parameter, called as plain functions (validate_config(config)),
+// so that including this header compiles none of them; a translation unit
+// compiles those it calls. A context reaches validate_config only through
+// detail::config_validator (below).
 namespace detail {
 
 // The registered options, sorted by key (a sorted vector rather than a
@@ -145,9 +152,11 @@ inline ConfigRegistry& config_registry() {
   return registry;
 }
 
-inline void set_config_validator() noexcept;  // below validate_config
+template <class = void>
+void set_config_validator() noexcept;  // below validate_config
 
-inline void register_config_option(std::string key, ConfigType type, std::string description) {
+template <class = void>
+void register_config_option(std::string key, ConfigType type, std::string description) {
   if (key.empty()) throw Error("register_config_option: the key is empty; expected a non-empty name");
   auto& registry = config_registry();
   LightLock lock(registry.mutex);
@@ -178,7 +187,8 @@ void register_config_option(const ConfigKey<T>& key, std::string description = {
 }
 // NOLINTEND(performance-unnecessary-value-param)
 
-inline std::vector<ConfigOption> registered_config_options() {
+template <class = void>
+std::vector<ConfigOption> registered_config_options() {
   auto& registry = detail::config_registry();
   detail::LightLock lock(registry.mutex);
   return registry.options;
@@ -187,13 +197,15 @@ inline std::vector<ConfigOption> registered_config_options() {
 namespace detail {
 
 // "an integer", "a string", ...
-inline std::string type_with_article(ConfigType type) {
+template <class = void>
+std::string type_with_article(ConfigType type) {
   return (type == ConfigType::integer ? "an " : "a ") + std::string(to_string(type));
 }
 
 // The shortest text that reads back as `value`, always with a '.' or an
 // exponent ("inf" and "nan" have no pipeline spelling; print_pipeline refuses them).
-inline std::string format_double(double value) {
+template <class = void>
+std::string format_double(double value) {
   char buffer[40];
   const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
   std::string out(buffer, result.ptr);
@@ -202,7 +214,8 @@ inline std::string format_double(double value) {
 }
 
 // "text" with \" \\ \n \t \r escaped.
-inline std::string quote(std::string_view text) {
+template <class = void>
+std::string quote(std::string_view text) {
   std::string out = "\"";
   for (char c : text) {
     switch (c) {
@@ -231,7 +244,8 @@ inline std::string quote(std::string_view text) {
 }  // namespace detail
 
 // format_option_value(value): the value as pipeline text reads it back.
-inline std::string format_option_value(const ConfigValue& value) {
+template <class = void>
+std::string format_option_value(const ConfigValue& value) {
   switch (config_type_of(value)) {
     case ConfigType::boolean:
       return std::get<bool>(value) ? "true" : "false";
@@ -311,7 +325,8 @@ T read_config_value(const ConfigValue& value, std::string_view reader, std::stri
 
 // validate_config(config): every key registered, every value of its type.
 // Integers given for floating options are converted in place.
-inline void validate_config(Config& config) {
+template <class = void>
+void validate_config(Config& config) {
   auto& registry = detail::config_registry();
   detail::LightLock lock(registry.mutex);
   for (auto& entry : config) {
@@ -336,7 +351,10 @@ inline void validate_config(Config& config) {
 
 namespace detail {
 
-inline void set_config_validator() noexcept { config_validator.store(&validate_config, std::memory_order_release); }
+template <class>
+void set_config_validator() noexcept {
+  config_validator.store(&validate_config<>, std::memory_order_release);
+}
 
 // check_config(config): what a context does with its config: validate_config
 // (config), called through the registry's pointer. With no option registered
