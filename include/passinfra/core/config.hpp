@@ -169,7 +169,7 @@ void register_config_option(std::string key, ConfigType type, std::string descri
     }
     return;
   }
-  registry.options.insert(it, ConfigOption{key, type, std::move(description)});
+  registry.options.insert(it, ConfigOption{std::move(key), type, std::move(description)});
 }
 
 }  // namespace detail
