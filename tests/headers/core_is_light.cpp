@@ -1,5 +1,6 @@
 // passinfra/core.hpp is the cheap include (DESIGN.md, issue 8): it must not
-// pull in the dynamic layer, the instruments, or <memory>. (<functional> is
+// pull in the dynamic layer, the instruments, or <memory>; nor (issue 18)
+// <algorithm>, <cmath>, <map>, <mutex>, <chrono> or <ostream>. (<functional> is
 // allowed: InstrumentSet unwraps std::reference_wrapper.) Built as part of
 // passinfra_header_tests; a failure here fails the build.
 //
@@ -18,6 +19,32 @@
 #if defined(_UNIQUE_PTR_H) || defined(_SHARED_PTR_H)
 #error "passinfra/core.hpp includes libstdc++'s bits/unique_ptr.h or bits/shared_ptr.h (find it with g++ -H)"
 #endif
+
+// ---- heavy standard headers (issue 18: the include costs what it needs) --
+// Each of these was in core.hpp for one or two cold uses: <algorithm> (the
+// ranges algorithms), <cmath> (special functions), <map>, <mutex> (pulls in
+// <chrono>), <ostream> (operator<< of PassInfo is a template over the stream,
+// with <iosfwd>). libstdc++'s <functional> includes bits/stl_algo.h, which is
+// allowed: the reference TU of benchmarks/compile_time.sh has <functional>.
+#if defined(_GLIBCXX_ALGORITHM) || defined(_LIBCPP_ALGORITHM)
+#error "passinfra/core.hpp includes <algorithm> (find the include with g++ -H)"
+#endif
+#if defined(_GLIBCXX_CMATH) || defined(_LIBCPP_CMATH)
+#error "passinfra/core.hpp includes <cmath> (find the include with g++ -H)"
+#endif
+#if defined(_GLIBCXX_MAP) || defined(_LIBCPP_MAP)
+#error "passinfra/core.hpp includes <map> (find the include with g++ -H)"
+#endif
+#if defined(_GLIBCXX_MUTEX) || defined(_LIBCPP_MUTEX)
+#error "passinfra/core.hpp includes <mutex> (find the include with g++ -H)"
+#endif
+#if defined(_GLIBCXX_CHRONO) || defined(_LIBCPP_CHRONO)
+#error "passinfra/core.hpp includes <chrono> (find the include with g++ -H)"
+#endif
+#if defined(_GLIBCXX_OSTREAM) || defined(_LIBCPP_OSTREAM)
+#error "passinfra/core.hpp includes <ostream> (find the include with g++ -H)"
+#endif
+
 // Sanity: the check looks at the right macros (this standard library is one of the two).
 #if !defined(__GLIBCXX__) && !defined(_LIBCPP_VERSION)
 #error "core_is_light.cpp knows the <memory> guards of libstdc++ and libc++ only; add this library's"

@@ -41,7 +41,6 @@
 // (DESIGN, Settled questions): a static-only manager asked for one fails to compile.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -1239,7 +1238,7 @@ class AnalysisManager<IR, analyses<>> {
     const auto close = detail::closest_names(name, names, 1);
     if (!close.empty()) {
       const std::string_view guess = close.front();
-      const std::size_t bound = std::max<std::size_t>(2, name.size() / 3);
+      const std::size_t bound = detail::max_of(2, name.size() / 3);
       const bool contains =
           !name.empty() && (guess.find(name) != std::string_view::npos || name.find(guess) != std::string_view::npos);
       if (contains || detail::edit_distance_at_most(name, guess, bound) <= bound) {

@@ -22,14 +22,12 @@
 // silently truncated number.
 #pragma once
 
-#include <algorithm>
+#include <atomic>
 #include <charconv>
-#include <cmath>
 #include <concepts>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
-#include <map>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -37,6 +35,7 @@
 #include <vector>
 
 #include "passinfra/core/error.hpp"
+#include "passinfra/detail/light_mutex.hpp"
 #include "passinfra/detail/suggest.hpp"
 
 namespace passinfra {
@@ -106,31 +105,71 @@ struct ConfigOption {
   std::string description;
 };
 
+// Cold code is lazy: the functions below that only registration, validation
+// and messages use (register_config_option, registered_config_options,
+// validate_config, format_option_value and their helpers) are templates with
+// a defaulted parameter, called as plain functions (validate_config(config)),
+// so that including this header compiles none of them; a translation unit
+// compiles those it calls. A context reaches validate_config only through
+// detail::config_validator (below).
 namespace detail {
 
+// The registered options, sorted by key (a sorted vector rather than a
+// std::map: core.hpp stays free of <map>; registration is rare).
 struct ConfigRegistry {
-  std::mutex mutex;
-  std::map<std::string, ConfigOption, std::less<>> options;
+  LightMutex mutex;
+  std::vector<ConfigOption> options;
+
+  // The first option whose key is not less than `key` (lower bound).
+  std::vector<ConfigOption>::iterator slot(std::string_view key) {
+    std::size_t lo = 0;
+    std::size_t hi = options.size();
+    while (lo < hi) {
+      const std::size_t mid = lo + (hi - lo) / 2;
+      if (std::string_view(options[mid].key) < key) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return options.begin() + static_cast<std::ptrdiff_t>(lo);
+  }
+  // The option registered as `key`, or null.
+  const ConfigOption* find(std::string_view key) {
+    auto it = slot(key);
+    return it != options.end() && it->key == key ? &*it : nullptr;
+  }
 };
+
+// &validate_config once an option is registered (register_config_option
+// sets it): a context validates through this pointer (check_config), so a
+// translation unit that only makes contexts does not compile the
+// validation, its messages and its did-you-mean search.
+inline std::atomic<void (*)(Config&)> config_validator{nullptr};
 
 inline ConfigRegistry& config_registry() {
   static ConfigRegistry registry;
   return registry;
 }
 
-inline void register_config_option(std::string key, ConfigType type, std::string description) {
+template <class = void>
+void set_config_validator() noexcept;  // below validate_config
+
+template <class = void>
+void register_config_option(std::string key, ConfigType type, std::string description) {
   if (key.empty()) throw Error("register_config_option: the key is empty; expected a non-empty name");
   auto& registry = config_registry();
-  std::lock_guard lock(registry.mutex);
-  auto it = registry.options.find(key);
-  if (it != registry.options.end()) {
-    if (it->second.type != type) {
-      throw Error("register_config_option: '" + key + "' is already registered as " +
-                  std::string(to_string(it->second.type)) + ", not " + std::string(to_string(type)));
+  LightLock lock(registry.mutex);
+  set_config_validator();
+  auto it = registry.slot(key);
+  if (it != registry.options.end() && it->key == key) {
+    if (it->type != type) {
+      throw Error("register_config_option: '" + key + "' is already registered as " + std::string(to_string(it->type)) +
+                  ", not " + std::string(to_string(type)));
     }
     return;
   }
-  registry.options.emplace(key, ConfigOption{key, type, std::move(description)});
+  registry.options.insert(it, ConfigOption{std::move(key), type, std::move(description)});
 }
 
 }  // namespace detail
@@ -148,24 +187,25 @@ void register_config_option(const ConfigKey<T>& key, std::string description = {
 }
 // NOLINTEND(performance-unnecessary-value-param)
 
-inline std::vector<ConfigOption> registered_config_options() {
+template <class = void>
+std::vector<ConfigOption> registered_config_options() {
   auto& registry = detail::config_registry();
-  std::lock_guard lock(registry.mutex);
-  std::vector<ConfigOption> out;
-  for (const auto& [key, option] : registry.options) out.push_back(option);
-  return out;
+  detail::LightLock lock(registry.mutex);
+  return registry.options;
 }
 
 namespace detail {
 
 // "an integer", "a string", ...
-inline std::string type_with_article(ConfigType type) {
+template <class = void>
+std::string type_with_article(ConfigType type) {
   return (type == ConfigType::integer ? "an " : "a ") + std::string(to_string(type));
 }
 
 // The shortest text that reads back as `value`, always with a '.' or an
 // exponent ("inf" and "nan" have no pipeline spelling; print_pipeline refuses them).
-inline std::string format_double(double value) {
+template <class = void>
+std::string format_double(double value) {
   char buffer[40];
   const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
   std::string out(buffer, result.ptr);
@@ -174,7 +214,8 @@ inline std::string format_double(double value) {
 }
 
 // "text" with \" \\ \n \t \r escaped.
-inline std::string quote(std::string_view text) {
+template <class = void>
+std::string quote(std::string_view text) {
   std::string out = "\"";
   for (char c : text) {
     switch (c) {
@@ -203,7 +244,8 @@ inline std::string quote(std::string_view text) {
 }  // namespace detail
 
 // format_option_value(value): the value as pipeline text reads it back.
-inline std::string format_option_value(const ConfigValue& value) {
+template <class = void>
+std::string format_option_value(const ConfigValue& value) {
   switch (config_type_of(value)) {
     case ConfigType::boolean:
       return std::get<bool>(value) ? "true" : "false";
@@ -264,7 +306,9 @@ T read_config_value(const ConfigValue& value, std::string_view reader, std::stri
   } else if constexpr (want == ConfigType::floating) {
     const double v = std::get<double>(value);
     if constexpr (sizeof(T) < sizeof(double)) {
-      if (std::isfinite(v) && std::fabs(v) > static_cast<double>(std::numeric_limits<T>::max())) {
+      const double magnitude = v < 0 ? -v : v;  // NaN: no compare holds
+      if (magnitude > static_cast<double>(std::numeric_limits<T>::max()) &&
+          magnitude != std::numeric_limits<double>::infinity()) {
         throw out_of_range(format_double(-static_cast<double>(std::numeric_limits<T>::max())),
                            format_double(static_cast<double>(std::numeric_limits<T>::max())));
       }
@@ -281,18 +325,19 @@ T read_config_value(const ConfigValue& value, std::string_view reader, std::stri
 
 // validate_config(config): every key registered, every value of its type.
 // Integers given for floating options are converted in place.
-inline void validate_config(Config& config) {
+template <class = void>
+void validate_config(Config& config) {
   auto& registry = detail::config_registry();
-  std::lock_guard lock(registry.mutex);
+  detail::LightLock lock(registry.mutex);
   for (auto& entry : config) {
-    auto it = registry.options.find(entry.key);
-    if (it == registry.options.end()) {
+    const ConfigOption* option = registry.find(entry.key);
+    if (option == nullptr) {
       std::vector<std::string_view> keys;
-      for (const auto& [key, option] : registry.options) keys.push_back(key);
+      for (const auto& o : registry.options) keys.push_back(o.key);
       throw Error("unknown config key '" + detail::clipped(entry.key) + "'; expected a registered option" +
                   detail::suggestion_text(entry.key, keys, "keys"));
     }
-    const ConfigType expected = it->second.type;
+    const ConfigType expected = option->type;
     const ConfigType given = config_type_of(entry.value);
     if (expected == ConfigType::floating && given == ConfigType::integer) {
       entry.value = static_cast<double>(std::get<std::int64_t>(entry.value));
@@ -303,6 +348,29 @@ inline void validate_config(Config& config) {
     }
   }
 }
+
+namespace detail {
+
+template <class>
+void set_config_validator() noexcept {
+  config_validator.store(&validate_config<>, std::memory_order_release);
+}
+
+// check_config(config): what a context does with its config: validate_config
+// (config), called through the registry's pointer. With no option registered
+// the pointer is null and every key is unknown (validate_config's message
+// for an empty registry).
+inline void check_config(Config& config) {
+  if (config.empty()) return;
+  if (void (*validate)(Config&) = config_validator.load(std::memory_order_acquire)) {
+    validate(config);
+    return;
+  }
+  throw Error("unknown config key '" + clipped(config.front().key) +
+              "'; expected a registered option; no keys are registered");
+}
+
+}  // namespace detail
 
 // config_get<T>(config, key, default): the value set for key, or default.
 template <class T>

@@ -13,11 +13,11 @@
 
 #include <cstdio>
 #include <functional>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <utility>
 
+#include "passinfra/detail/light_mutex.hpp"
 #include "passinfra/detail/unit_output.hpp"
 
 namespace passinfra {
@@ -55,7 +55,7 @@ inline void default_log_sink(LogLevel level, std::string_view message) {
 }
 
 struct LogState {
-  std::mutex mutex;
+  LightMutex mutex;
   LogSink sink = default_log_sink;
 };
 
@@ -70,7 +70,7 @@ inline LogState& log_state() {
 // one. An empty function restores the default sink.
 inline LogSink set_log_sink(LogSink sink) {
   auto& state = detail::log_state();
-  std::lock_guard lock(state.mutex);
+  detail::LightLock lock(state.mutex);
   if (!sink) sink = detail::default_log_sink;
   return std::exchange(state.sink, std::move(sink));
 }
@@ -87,7 +87,7 @@ inline void log(LogLevel level, std::string_view message) {
   auto& state = detail::log_state();
   LogSink sink;
   {
-    std::lock_guard lock(state.mutex);
+    detail::LightLock lock(state.mutex);
     sink = state.sink;
   }
   sink(level, message);

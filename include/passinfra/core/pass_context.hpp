@@ -38,7 +38,6 @@
 // if one is, that one wins and the exit's is logged and dropped (SPEC §5.4).
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -270,7 +269,7 @@ class PassContext {
     }
     detail::check_names(required_, "required_pass");
     detail::check_names(disabled_, "disabled_pass");
-    validate_config(config_);
+    detail::check_config(config_);  // validate_config, through a pointer (config.hpp)
     has_required_ = !required_.empty();
     names_listed_ = has_required_ || !disabled_.empty();
     // Indexes into required_ / disabled_, which never change.
@@ -426,15 +425,22 @@ class PassContext {
   [[gnu::noinline, gnu::pure]] static bool contains(const std::vector<std::string>& names,
                                                     const detail::NameIndex& index, std::string_view name) noexcept {
     if (!index.empty()) return index.contains(names, name);
-    return std::find(names.begin(), names.end(), name) != names.end();
+    for (const auto& n : names) {
+      if (n == name) return true;
+    }
+    return false;
   }
 
   // SPEC §2 exit: pop first, then the exit hooks.
   void leave(bool exception_in_flight) {
     if constexpr (is_dynamic) {
       auto& stack = detail::context_stack<PassContext>();
-      auto it = std::find(stack.rbegin(), stack.rend(), this);
-      if (it != stack.rend()) stack.erase(std::next(it).base());
+      for (auto i = stack.size(); i-- > 0;) {  // the innermost entry of this context
+        if (stack[i] == this) {
+          stack.erase(stack.begin() + static_cast<std::ptrdiff_t>(i));
+          break;
+        }
+      }
     }
     instruments_.exit_pass_ctx(exception_in_flight);
   }

@@ -12,9 +12,9 @@
 // (AnyPass, registry passes) own the strings and hand out PassInfo views.
 #pragma once
 
-#include <algorithm>
 #include <concepts>
-#include <ostream>
+#include <cstddef>
+#include <iosfwd>
 #include <span>
 #include <string>
 #include <string_view>
@@ -51,8 +51,11 @@ struct PassInfo {
   }
 
   friend constexpr bool operator==(const PassInfo& a, const PassInfo& b) noexcept {
-    return a.name == b.name && a.opt_level == b.opt_level &&
-           std::equal(a.required.begin(), a.required.end(), b.required.begin(), b.required.end());
+    if (a.name != b.name || a.opt_level != b.opt_level || a.required.size() != b.required.size()) return false;
+    for (std::size_t i = 0; i < a.required.size(); ++i) {
+      if (a.required[i] != b.required[i]) return false;
+    }
+    return true;
   }
 };
 
@@ -75,6 +78,11 @@ inline std::string to_string(const PassInfo& info) {
   return out;
 }
 
-inline std::ostream& operator<<(std::ostream& os, const PassInfo& info) { return os << to_string(info); }
+// A template over the stream's traits, so that this header needs only <iosfwd>:
+// the insertion is compiled where it is used, with the caller's <ostream>.
+template <class Traits>
+std::basic_ostream<char, Traits>& operator<<(std::basic_ostream<char, Traits>& os, const PassInfo& info) {
+  return os << to_string(info);
+}
 
 }  // namespace passinfra

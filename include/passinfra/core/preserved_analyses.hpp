@@ -30,7 +30,6 @@
 // constant array (no allocation); keys added at run time are owned.
 #pragma once
 
-#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <span>

@@ -23,7 +23,8 @@
 
 namespace passinfra::detail {
 
-inline std::vector<std::string_view> split_lines(std::string_view text) {
+template <class = void>
+std::vector<std::string_view> split_lines(std::string_view text) {
   std::vector<std::string_view> lines;
   std::size_t start = 0;
   while (start < text.size()) {
@@ -45,7 +46,8 @@ struct Edit {
 
 inline constexpr std::size_t max_lcs_cells = std::size_t{1} << 22;
 
-inline std::vector<Edit> diff_lines(const std::vector<std::string_view>& a, const std::vector<std::string_view>& b) {
+template <class = void>
+std::vector<Edit> diff_lines(const std::vector<std::string_view>& a, const std::vector<std::string_view>& b) {
   std::vector<Edit> edits;
   std::size_t prefix = 0;
   while (prefix < a.size() && prefix < b.size() && a[prefix] == b[prefix]) ++prefix;
@@ -91,14 +93,16 @@ inline std::vector<Edit> diff_lines(const std::vector<std::string_view>& a, cons
   return edits;
 }
 
-inline std::string hunk_range(std::size_t start, std::size_t count) {
+template <class = void>
+std::string hunk_range(std::size_t start, std::size_t count) {
   // start: 0-based index of the first line of the range.
   if (count == 0) return std::to_string(start) + ",0";
   if (count == 1) return std::to_string(start + 1);
   return std::to_string(start + 1) + "," + std::to_string(count);
 }
 
-inline void append_diff_line(std::string& out, char tag, std::string_view line) {
+template <class = void>
+void append_diff_line(std::string& out, char tag, std::string_view line) {
   out += tag;
   if (!line.empty() && line.back() == '\n') {
     out += line;
@@ -108,8 +112,9 @@ inline void append_diff_line(std::string& out, char tag, std::string_view line) 
   }
 }
 
-inline std::string unified_diff(std::string_view before, std::string_view after, std::string_view from,
-                                std::string_view to, std::size_t context = 3) {
+template <class = void>
+std::string unified_diff(std::string_view before, std::string_view after, std::string_view from, std::string_view to,
+                         std::size_t context = 3) {
   if (before == after) return {};
   const auto a = split_lines(before);
   const auto b = split_lines(after);

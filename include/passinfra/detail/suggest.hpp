@@ -16,7 +16,6 @@
 // names through clipped(), so they stay short whatever the input.
 #pragma once
 
-#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <string>
@@ -24,6 +23,10 @@
 #include <vector>
 
 namespace passinfra::detail {
+
+// min_of / max_of: std::min / std::max without <algorithm>.
+constexpr std::size_t min_of(std::size_t a, std::size_t b) noexcept { return b < a ? b : a; }
+constexpr std::size_t max_of(std::size_t a, std::size_t b) noexcept { return a < b ? b : a; }
 
 // max_quoted_length: how many bytes of a name messages quote and suggestions compare.
 inline constexpr std::size_t max_quoted_length = 80;
@@ -39,7 +42,7 @@ inline std::size_t edit_distance(std::string_view a, std::string_view b) {
     row[0] = i;
     for (std::size_t j = 1; j <= b.size(); ++j) {
       const std::size_t next =
-          std::min({row[j] + 1, row[j - 1] + 1, diagonal + (fold(a[i - 1]) == fold(b[j - 1]) ? 0 : 1)});
+          min_of(min_of(row[j] + 1, row[j - 1] + 1), diagonal + (fold(a[i - 1]) == fold(b[j - 1]) ? 0 : 1));
       diagonal = row[j];
       row[j] = next;
     }
@@ -65,7 +68,7 @@ class NameScorer {
   std::size_t distance_at_most(std::string_view name, std::size_t bound) {
     const std::size_t la = input_.size();
     const std::size_t lb = name.size();
-    bound = std::min(bound, std::max(la, lb));  // the distance never exceeds the longer length
+    bound = min_of(bound, max_of(la, lb));  // the distance never exceeds the longer length
     const std::size_t over = bound + 1;
     if ((la > lb ? la - lb : lb - la) > bound) return over;
     std::size_t only_name = 0;  // letters of name the input lacks (with multiplicity)
@@ -79,14 +82,14 @@ class NameScorer {
     }
     for (const char c : name) used_[static_cast<unsigned char>(fold(c))] = 0;
     const std::size_t only_input = la - (lb - only_name);
-    if (std::max(only_name, only_input) > bound) return over;
+    if (max_of(only_name, only_input) > bound) return over;
 
     row_.resize(lb + 1);
     std::size_t* const row = row_.data();
     for (std::size_t j = 0; j <= lb; ++j) row[j] = j < over ? j : over;
     for (std::size_t i = 1; i <= la; ++i) {
       const std::size_t lo = i > bound ? i - bound : 1;
-      const std::size_t hi = std::min(lb, i + bound);
+      const std::size_t hi = min_of(lb, i + bound);
       const char a = input_[i - 1];
       std::size_t diagonal = row[lo - 1];
       row[lo - 1] = lo == 1 && i < over ? i : over;  // left of the band: too far
@@ -142,10 +145,10 @@ std::vector<std::string> closest_names(std::string_view input, const Range& cand
     const std::string_view full(c);
     const std::string_view name = full.substr(0, max_quoted_length);
     // A later candidate enters only if nearer than the n-th (ties keep the earlier).
-    std::size_t bound = std::max(input.size(), name.size());
+    std::size_t bound = max_of(input.size(), name.size());
     if (best.size() == n) {
       if (best.back().distance == 0) break;
-      bound = std::min(bound, best.back().distance - 1);
+      bound = min_of(bound, best.back().distance - 1);
     }
     std::size_t d = 0;
     // A candidate that contains the input (or the reverse) is a good guess.
@@ -157,8 +160,8 @@ std::vector<std::string> closest_names(std::string_view input, const Range& cand
       d = scorer.distance_at_most(name, bound);
     }
     if (d > bound) continue;
-    const auto at = std::upper_bound(best.begin(), best.end(), d,
-                                     [](std::size_t value, const Scored& s) { return value < s.distance; });
+    auto at = best.begin();  // after every candidate at distance <= d
+    while (at != best.end() && at->distance <= d) ++at;
     best.insert(at, Scored{d, full});
     if (best.size() > n) best.pop_back();
   }

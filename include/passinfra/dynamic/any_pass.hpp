@@ -83,7 +83,8 @@ std::size_t nesting_depth(const P& pass) {
 }
 
 // check_nesting_depth(depth, what): an Error when depth is over the limit.
-inline void check_nesting_depth(std::size_t depth, std::string_view what) {
+template <class = void>
+void check_nesting_depth(std::size_t depth, std::string_view what) {
   if (depth > max_pipeline_depth) [[unlikely]] {
     throw Error(std::string(what) + ": passes nested more than " + std::to_string(max_pipeline_depth) +
                 " levels deep; expected at most " + std::to_string(max_pipeline_depth) +

@@ -144,7 +144,8 @@ struct PassOptionSpec {
 namespace detail {
 
 // The message of a passinfra::Error without its "passinfra: " prefix.
-inline std::string message_of(const std::exception& error) {
+template <class = void>
+std::string message_of(const std::exception& error) {
   std::string_view what = error.what();
   constexpr std::string_view prefix = "passinfra: ";
   if (what.starts_with(prefix)) what.remove_prefix(prefix.size());
@@ -302,7 +303,8 @@ consteval bool check_factory() {
 // ---- the utility passes add_analysis registers (SPEC §10.4, §10.9) -------
 
 // "<prefix><name>>", the PassInfo name of an erased utility pass.
-inline std::string utility_pass_name(std::string_view prefix, std::string_view analysis) {
+template <class = void>
+std::string utility_pass_name(std::string_view prefix, std::string_view analysis) {
   std::string name(prefix);
   name += analysis;
   name += '>';

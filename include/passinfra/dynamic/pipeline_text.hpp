@@ -117,7 +117,8 @@ inline constexpr std::string_view sequential_name = "sequential";
 inline constexpr std::size_t pipeline_error_window = 60;
 
 // "pipeline text, column N: <message>\n  <text>\n  <caret>"
-inline std::string pipeline_error_text(std::string_view text, std::size_t column, std::string_view message) {
+template <class = void>
+std::string pipeline_error_text(std::string_view text, std::size_t column, std::string_view message) {
   std::string out = "pipeline text, column " + std::to_string(column) + ": " + std::string(message) + "\n  ";
   const std::size_t at = std::min(column > 0 ? column - 1 : 0, text.size());
   std::size_t begin = at > pipeline_error_window ? at - pipeline_error_window : 0;
@@ -428,7 +429,8 @@ class PipelineParser {
 // Whether an option of a node that takes passes (sequential, a nest kind)
 // has its default value, and prints as nothing: name="<the node's name>",
 // opt_level=0, serial=false.
-inline bool is_default_item_option(std::string_view node_name, const PipelineOption& option) {
+template <class = void>
+bool is_default_item_option(std::string_view node_name, const PipelineOption& option) {
   if (option.key == "name") {
     const auto* s = std::get_if<std::string>(&option.value);
     return s && *s == node_name;
@@ -445,12 +447,14 @@ inline bool is_default_item_option(std::string_view node_name, const PipelineOpt
 }
 
 // Whether a node's default options are left out of canonical text.
-inline bool drops_default_options(const PipelineNode& node) {
+template <class = void>
+bool drops_default_options(const PipelineNode& node) {
   return node.name == sequential_name || !node.children.empty();
 }
 
 // opt_level=N of sequential or a nest kind: an int.
-inline int opt_level_option(std::string_view text, std::string_view node, const PipelineOption& option) {
+template <class = void>
+int opt_level_option(std::string_view text, std::string_view node, const PipelineOption& option) {
   const auto* level = std::get_if<std::int64_t>(&option.value);
   if (!level || *level < std::numeric_limits<int>::min() || *level > std::numeric_limits<int>::max()) {
     throw_pipeline_error(
@@ -564,7 +568,8 @@ AnyPass<IR> build_pipeline(const PipelineNode& node, std::string_view text, cons
 }
 
 // name(items) with items already written.
-inline std::string join_items(std::string name, const std::vector<std::string>& items) {
+template <class = void>
+std::string join_items(std::string name, const std::vector<std::string>& items) {
   if (items.empty()) return name;
   name += '(';
   for (std::size_t i = 0; i < items.size(); ++i) {
@@ -577,10 +582,14 @@ inline std::string join_items(std::string name, const std::vector<std::string>& 
 }  // namespace detail
 
 // parse_pipeline_syntax(text): the syntax tree of a pipeline; Error on malformed text.
-inline PipelineNode parse_pipeline_syntax(std::string_view text) { return detail::PipelineParser(text).parse(); }
+template <class = void>
+PipelineNode parse_pipeline_syntax(std::string_view text) {
+  return detail::PipelineParser(text).parse();
+}
 
 // to_string(node): the canonical text of a syntax tree.
-inline std::string to_string(const PipelineNode& node) {
+template <class = void>
+std::string to_string(const PipelineNode& node) {
   std::vector<const PipelineOption*> options;
   for (const auto& option : node.options) {
     if (detail::drops_default_options(node) && detail::is_default_item_option(node.name, option)) continue;
@@ -594,7 +603,10 @@ inline std::string to_string(const PipelineNode& node) {
 }
 
 // canonical_pipeline(text): the text as print_pipeline writes it; Error on malformed text.
-inline std::string canonical_pipeline(std::string_view text) { return to_string(parse_pipeline_syntax(text)); }
+template <class = void>
+std::string canonical_pipeline(std::string_view text) {
+  return to_string(parse_pipeline_syntax(text));
+}
 
 // parse_pipeline<IR>(text, registry): the pipeline the text describes.
 template <class IR>

@@ -58,7 +58,8 @@ struct StatisticsCollector final : StatisticsVisitor {
 // Merged by pass name, then by statistic name: values summed, the first description kept.
 using MergedStatistics = std::map<std::string, std::map<std::string, std::pair<std::uint64_t, std::string>>>;
 
-inline MergedStatistics merge_statistics(const std::vector<PassStatisticsEntry>& entries) {
+template <class = void>
+MergedStatistics merge_statistics(const std::vector<PassStatisticsEntry>& entries) {
   MergedStatistics merged;
   for (const auto& entry : entries) {
     auto& pass = merged[entry.pass];
@@ -81,7 +82,8 @@ std::vector<PassStatisticsEntry> collect_statistics(const P& pass) {
 }
 
 // format_statistics(entries): MLIR's list display (SPEC §13.3), ending with an empty line.
-inline std::string format_statistics(const std::vector<PassStatisticsEntry>& entries) {
+template <class = void>
+std::string format_statistics(const std::vector<PassStatisticsEntry>& entries) {
   const std::string rule = "===" + std::string(73, '-') + "===\n";
   std::string out = rule + std::string(25, ' ') + "... Pass statistics report ...\n" + rule;
   for (const auto& [pass, stats] : detail::merge_statistics(entries)) {
@@ -107,7 +109,8 @@ inline std::string format_statistics(const std::vector<PassStatisticsEntry>& ent
 
 namespace detail {
 // A JSON string literal (quotes, backslashes and control characters escaped).
-inline std::string json_string(std::string_view text) {
+template <class = void>
+std::string json_string(std::string_view text) {
   std::string out = "\"";
   for (const char c : text) {
     const auto u = static_cast<unsigned char>(c);
@@ -134,7 +137,8 @@ inline std::string json_string(std::string_view text) {
 }  // namespace detail
 
 // statistics_to_json(entries): LLVM's -stats-json shape (SPEC §13.3).
-inline std::string statistics_to_json(const std::vector<PassStatisticsEntry>& entries) {
+template <class = void>
+std::string statistics_to_json(const std::vector<PassStatisticsEntry>& entries) {
   std::map<std::string, std::uint64_t> flat;
   for (const auto& [pass, stats] : detail::merge_statistics(entries)) {
     for (const auto& [name, v] : stats) flat[pass + "." + name] += v.first;

@@ -106,8 +106,8 @@ inline constexpr std::string_view crash_report_title = "passinfra crash reproduc
 // lines with the same key; parse_crash_report joins them back), so that no
 // text a user gave -- a pass name or pipeline with a newline included -- can
 // end the comment and spill into the IR.
-inline void append_header_lines(std::string& out, std::string_view prefix, std::string_view key,
-                                std::string_view value) {
+template <class = void>
+void append_header_lines(std::string& out, std::string_view prefix, std::string_view key, std::string_view value) {
   do {
     const std::size_t nl = value.find('\n');
     out += prefix;
@@ -121,7 +121,8 @@ inline void append_header_lines(std::string& out, std::string_view prefix, std::
 }  // namespace detail
 
 // format_crash_report(report, prefix): the text a CrashReproducer writes.
-inline std::string format_crash_report(const CrashReport& report, std::string_view prefix = "// ") {
+template <class = void>
+std::string format_crash_report(const CrashReport& report, std::string_view prefix = "// ") {
   std::string out(prefix);
   out += detail::crash_report_title;
   out += '\n';
@@ -135,7 +136,8 @@ inline std::string format_crash_report(const CrashReport& report, std::string_vi
 
 // parse_crash_report(text, prefix): the report back, `ir` being everything
 // after the header lines.
-inline CrashReport parse_crash_report(std::string_view text, std::string_view prefix = "// ") {
+template <class = void>
+CrashReport parse_crash_report(std::string_view text, std::string_view prefix = "// ") {
   const auto next_line = [&](std::string_view& rest) {
     const std::size_t nl = rest.find('\n');
     std::string_view line = rest.substr(0, nl);

@@ -140,7 +140,8 @@ class PerThread {
 };
 
 // append_unit(text): inside a nest's unit pipeline, " on <unit name>" (SPEC §11.8).
-inline void append_unit(std::string& text) {
+template <class = void>
+void append_unit(std::string& text) {
   if (const PipelineInfo* p = current_pipeline()) {
     text += " on ";
     text += p->unit_name;

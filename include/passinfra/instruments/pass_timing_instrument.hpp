@@ -149,7 +149,8 @@ struct PassProfile {
 
 namespace detail {
 
-inline std::string printf_double(const char* format, double value) {
+template <class = void>
+std::string printf_double(const char* format, double value) {
   char buffer[64];
   const int n = std::snprintf(buffer, sizeof buffer, format, value);
   return std::string(buffer, n > 0 ? static_cast<std::size_t>(n) : 0);
@@ -161,8 +162,9 @@ inline double percent(std::chrono::nanoseconds part, std::chrono::nanoseconds wh
   return whole.count() == 0 ? 0.0 : static_cast<double>(part.count()) / static_cast<double>(whole.count()) * 100.0;
 }
 
-inline void format_profile(std::string& out, const PassProfile& p, std::size_t depth, std::chrono::nanoseconds top,
-                           std::chrono::nanoseconds parent) {
+template <class = void>
+void format_profile(std::string& out, const PassProfile& p, std::size_t depth, std::chrono::nanoseconds top,
+                    std::chrono::nanoseconds parent) {
   out.append(depth, '\t');
   if (p.analysis) out += "(A) ";
   out += p.name;
@@ -179,7 +181,8 @@ inline void format_profile(std::string& out, const PassProfile& p, std::size_t d
 }
 
 // "1234.567": nanoseconds as microseconds with three exact decimals.
-inline std::string ns_as_us_text(std::chrono::nanoseconds d) {
+template <class = void>
+std::string ns_as_us_text(std::chrono::nanoseconds d) {
   const long long ns = static_cast<long long>(d.count());
   char buffer[48];
   const int n = std::snprintf(buffer, sizeof buffer, "%s%lld.%03lld", ns < 0 ? "-" : "", (ns < 0 ? -ns : ns) / 1000,
@@ -191,7 +194,8 @@ inline std::string ns_as_us_text(std::chrono::nanoseconds d) {
 // escaped; well-formed UTF-8 is kept; every byte that does not start a
 // well-formed UTF-8 sequence is written as \ufffd (U+FFFD), so the output
 // is valid UTF-8 that strict JSON parsers accept, whatever the pass names.
-inline void append_json_string(std::string& out, std::string_view s) {
+template <class = void>
+void append_json_string(std::string& out, std::string_view s) {
   out += '"';
   for (std::size_t i = 0; i < s.size(); ++i) {
     const char ch = s[i];
@@ -242,7 +246,8 @@ inline void append_json_string(std::string& out, std::string_view s) {
   out += '"';
 }
 
-inline void append_trace_events(std::string& out, const PassProfile& p, int pid, bool& first) {
+template <class = void>
+void append_trace_events(std::string& out, const PassProfile& p, int pid, bool& first) {
   out += first ? "\n" : ",\n";
   first = false;
   out += "{\"name\":";
@@ -281,8 +286,9 @@ struct ListRow {
 // Sums per label (an analysis is "(A) <name>", apart from a pass of that
 // name): self of every run, total of runs not nested in a run of the same
 // label (so a recursive or repeated nesting is not counted twice).
-inline void aggregate(const PassProfile& p, std::map<std::string, ListRow, std::less<>>& rows,
-                      std::vector<std::string>& open_names) {
+template <class = void>
+void aggregate(const PassProfile& p, std::map<std::string, ListRow, std::less<>>& rows,
+               std::vector<std::string>& open_names) {
   if (p.unit) {  // no row of its own (SPEC §11.7): its passes count as the nest's children
     for (const auto& c : p.children) aggregate(c, rows, open_names);
     return;
@@ -303,7 +309,8 @@ inline void aggregate(const PassProfile& p, std::map<std::string, ListRow, std::
 }  // namespace detail
 
 // format_pass_profiles(roots): SPEC §6's text for a tree of profiles.
-inline std::string format_pass_profiles(const std::vector<PassProfile>& roots) {
+template <class = void>
+std::string format_pass_profiles(const std::vector<PassProfile>& roots) {
   std::chrono::nanoseconds top{0};
   for (const auto& r : roots) top += r.duration;
   std::string out;
@@ -329,7 +336,8 @@ inline std::string format_pass_profiles(const std::vector<PassProfile>& roots) {
 // name; Self: the sum of their self times; both percentages are of the
 // total execution time (the sum of the top-level runs), so the Self column
 // adds up to 100%. Count: runs of that name (failed ones included).
-inline std::string format_pass_profile_list(const std::vector<PassProfile>& roots) {
+template <class = void>
+std::string format_pass_profile_list(const std::vector<PassProfile>& roots) {
   std::chrono::nanoseconds top{0};
   for (const auto& r : roots) top += r.duration;
   std::map<std::string, detail::ListRow, std::less<>> by_name;
@@ -371,7 +379,8 @@ inline std::string format_pass_profile_list(const std::vector<PassProfile>& root
 // function analysis); a failed run carries "args":{"failed":true} (before
 // "function" when both). Names are JSON-escaped (", \,
 // control characters); other bytes are copied as they are (UTF-8 assumed).
-inline std::string pass_profiles_to_chrome_trace_json(const std::vector<PassProfile>& roots, int pid = 1) {
+template <class = void>
+std::string pass_profiles_to_chrome_trace_json(const std::vector<PassProfile>& roots, int pid = 1) {
   std::string out = "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[";
   bool first = true;
   for (const auto& r : roots) detail::append_trace_events(out, r, pid, first);

@@ -63,7 +63,8 @@ namespace detail {
 // Appends `text` to `out` as valid UTF-8 with no NUL byte: each NUL byte as
 // the two characters "\0", each byte that starts no well-formed UTF-8
 // sequence as the four characters "\xNN" (hex), the rest unchanged.
-inline void append_without_nul(std::string& out, std::string_view text) {
+template <class = void>
+void append_without_nul(std::string& out, std::string_view text) {
   for (std::size_t i = 0; i < text.size();) {
     const std::size_t n = utf8_sequence_length(text, i);
     if (text[i] == '\0') {
@@ -85,7 +86,8 @@ inline void append_without_nul(std::string& out, std::string_view text) {
 // caret line, `fill` standing for a plain character: a tab stays a tab, a
 // NUL (shown as "\0") takes two cells, a byte shown as "\xNN" four, a
 // multi-byte UTF-8 character one (under its first byte).
-inline void append_cells(std::string& out, std::string_view line, std::size_t from, std::size_t to, char fill) {
+template <class = void>
+void append_cells(std::string& out, std::string_view line, std::size_t from, std::size_t to, char fill) {
   for (std::size_t i = 0; i < to;) {
     const std::size_t n = utf8_sequence_length(line, i);
     if (i >= from) {
@@ -105,7 +107,8 @@ inline void append_cells(std::string& out, std::string_view line, std::size_t fr
 
 // to_string(span): "<source>:<line>:<column>"; "<source>:<line>" when the column
 // is unknown, "<source>" when the line is.
-inline std::string to_string(const Span& span) {
+template <class = void>
+std::string to_string(const Span& span) {
   std::string out;
   detail::append_without_nul(out, span.source);
   if (span.line > 0) {
@@ -122,7 +125,8 @@ inline std::string to_string(const Span& span) {
 // source_line(text, line): line `line` (1-based) of `text`, without its "\n" or
 // "\r\n" (or a "\r" ending the text); nullopt when `line` < 1 or the text has
 // fewer lines. "a\n" has two lines, "a" and "".
-inline std::optional<std::string_view> source_line(std::string_view text, int line) {
+template <class = void>
+std::optional<std::string_view> source_line(std::string_view text, int line) {
   if (line < 1) return std::nullopt;
   std::size_t begin = 0;
   for (int i = 1; i < line; ++i) {
@@ -137,7 +141,8 @@ inline std::optional<std::string_view> source_line(std::string_view text, int li
 
 // render_diagnostic(severity, span, message): "<to_string(span)>: <severity>: <message>",
 // or "<to_string(span)>: <message>" when `severity` is empty.
-inline std::string render_diagnostic(std::string_view severity, const Span& span, std::string_view message) {
+template <class = void>
+std::string render_diagnostic(std::string_view severity, const Span& span, std::string_view message) {
   std::string out = to_string(span);
   out += ": ";
   if (!severity.empty()) {
@@ -154,8 +159,9 @@ inline std::string render_diagnostic(std::string_view severity, const Span& span
 //   <source>:<line>:<column>: <severity>: <message>
 //   <the line of source text>
 //   <spaces and tabs>^~~~
-inline std::string render_diagnostic(std::string_view severity, const Span& span, std::string_view message,
-                                     std::string_view source_text) {
+template <class = void>
+std::string render_diagnostic(std::string_view severity, const Span& span, std::string_view message,
+                              std::string_view source_text) {
   std::string out = render_diagnostic(severity, span, message);
   const std::optional<std::string_view> line = source_line(source_text, span.line);
   if (!line) return out;
