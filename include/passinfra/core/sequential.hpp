@@ -270,21 +270,29 @@ class Sequential : public CallablePass<Sequential<Ps...>> {
 
   // run_children_gated(ir, ctx, gate): the children under a gate state the
   // caller took from the context once (what transform does per call); a Nest
-  // runs its children on every unit this way.
+  // runs its children on every unit this way, under the opt_level-only gate
+  // in the common case (inline), else under the context's full gate, which
+  // runs them through the general path (run_children_general).
   template <class IR, class Ctx, class Gate>
-  IR run_children_gated(IR ir, Ctx& ctx, const Gate& gate) const {
-    if constexpr (children_ok) return run_children(std::move(ir), ctx, gate);
-    return ir;
+  PASSINFRA_ALWAYS_INLINE IR run_children_gated(IR ir, Ctx& ctx, const Gate& gate) const {
+    if constexpr (!children_ok) {
+      return ir;
+    } else if constexpr (PASSINFRA_GATE_FAST_PATH != 0 && requires { gate.opt_level_gate(); }) {
+      return run_children_general(std::move(ir), ctx);
+    } else {
+      return run_children(std::move(ir), ctx, gate);
+    }
   }
 
+  // The common case runs inline: no names listed (the gate is one compare,
+  // no name is required) and the instruments on when the run starts.
+  // Everything else goes to the general path, out of line: a loop over a
+  // table of the children, not a second inline copy of them.
   template <class IR, class Ctx>
   IR transform(IR ir, Ctx& ctx) const {
     if constexpr (children_ok) {
       const auto gate = detail::gate_of(ctx);  // options are fixed: read them once
       if constexpr (PASSINFRA_GATE_FAST_PATH != 0 && requires { gate.opt_level_gate(); }) {
-        // The common case, inline: no names listed (the gate is one compare,
-        // no name is required) and the instruments on when the run starts.
-        // Everything else goes to the general version, out of line.
         if (gate.names_listed() || !detail::instruments_active(ctx)) [[unlikely]] {
           return run_children_general(std::move(ir), ctx);
         }

@@ -25,12 +25,13 @@
 #endif
 
 // PASSINFRA_GATE_FAST_PATH (default: PASSINFRA_FORCE_INLINE): 1 gives a
-// Sequential and a Nest a second, inline copy of their children under the
+// Sequential and a Nest an inline common case: the children under the
 // opt_level-only gate, taken when no pass names are listed and the
-// instruments are on (the common case at run time); 0 runs every child under
-// the context's full gate. Same behaviour either way; the fast path doubles
-// the code each child makes, which a debug build does not want.
-// tests/core/release_path_test.cpp runs it in the debug test build.
+// instruments are on; anything else runs the children through a loop over a
+// table of them, out of line (core/sequential.hpp), not a second inline
+// copy. 0 runs every child inline under the context's full gate. Same
+// behaviour either way. tests/core/release_path_test.cpp runs it in the
+// debug test build.
 #ifndef PASSINFRA_GATE_FAST_PATH
 #define PASSINFRA_GATE_FAST_PATH PASSINFRA_FORCE_INLINE
 #endif
