@@ -63,7 +63,6 @@
 // result reads a unit's function result from outside that unit.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -134,13 +133,17 @@ class ParallelAnalyses {
   template <class Unit>
   ParallelAnalyses(AnalysisManager<Parent>& am, SinkRef<Parent> sink, const std::vector<UnitSlot<Unit>>& slots)
       : am_(am), stores_(slots.size()), units(slots.size()) {
+    std::size_t capacity = 2;
+    while (capacity < 2 * slots.size()) capacity *= 2;  // load <= 1/2
+    by_hash_.assign(capacity, no_unit);
     for (std::size_t i = 0; i < slots.size(); ++i) {
       units[i].am = &am;
       units[i].sink = sink;
       units[i].enter_unit(slots[i].ir);
-      by_hash_.emplace_back(key_hash(units[i].unit_key), i);
+      std::size_t at = key_hash(units[i].unit_key) & (capacity - 1);
+      while (by_hash_[at] != no_unit) at = (at + 1) & (capacity - 1);
+      by_hash_[at] = i;
     }
-    std::sort(by_hash_.begin(), by_hash_.end());
   }
   ParallelAnalyses(const ParallelAnalyses&) = delete;
   ParallelAnalyses& operator=(const ParallelAnalyses&) = delete;
@@ -151,10 +154,9 @@ class ParallelAnalyses {
 
   // owner(key): the unit whose function has that key, or no_unit.
   std::size_t owner(const Key& key) const {
-    const std::size_t h = key_hash(key);
-    auto it = std::lower_bound(by_hash_.begin(), by_hash_.end(), std::pair<std::size_t, std::size_t>(h, 0));
-    for (; it != by_hash_.end() && it->first == h; ++it) {
-      if (units[it->second].unit_key == key) return it->second;
+    const std::size_t mask = by_hash_.size() - 1;
+    for (std::size_t at = key_hash(key) & mask; by_hash_[at] != no_unit; at = (at + 1) & mask) {
+      if (units[by_hash_[at]].unit_key == key) return by_hash_[at];
     }
     return no_unit;
   }
@@ -253,7 +255,7 @@ class ParallelAnalyses {
   std::vector<NestAnalyses<Parent>> units;
 
  private:
-  std::vector<std::pair<std::size_t, std::size_t>> by_hash_;  // (key hash, unit), sorted
+  std::vector<std::size_t> by_hash_;  // open addressing by key hash: a unit, or no_unit
   std::size_t taken_ = 0;
   bool split_ = false;
   bool restored_ = false;

@@ -11,7 +11,6 @@
 // inside a parallel unit hands its units' output on to that unit's buffer.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <iterator>
 #include <string>
@@ -39,7 +38,7 @@ class UnitOutput {
   std::size_t size() const noexcept { return entries_.size(); }
   // insert(at, other): other's messages, taken, sent after the first `at` of these.
   void insert(std::size_t at, UnitOutput&& other) {
-    const auto pos = entries_.begin() + static_cast<std::ptrdiff_t>(std::min(at, entries_.size()));
+    const auto pos = entries_.begin() + static_cast<std::ptrdiff_t>((at < entries_.size() ? at : entries_.size()));
     entries_.insert(pos, std::make_move_iterator(other.entries_.begin()),
                     std::make_move_iterator(other.entries_.end()));
     other.entries_.clear();
