@@ -142,38 +142,19 @@ PASSINFRA_ALWAYS_INLINE ChildEntry<IR, Ctx, Gate> child_entry(const C& child) {
 
 // run_child(hooks, gate, info, ir, ctx, transform, child): SPEC §3 for one
 // child whose PassEnabled test has passed and whose required passes have
-// run: should_run (unless its name is in required_pass), run_before_pass,
-// the body through `transform` (a constant in the inline path, where the
-// optimizer calls the body directly), run_after_pass, and
-// run_after_pass_failed when the set may have it. One function per context
-// type, not per child: run_plain and run_hooks do the same for `run`.
+// run, through run_hooks (the sequence `run` uses), with the body called
+// through `transform` (a constant in the inline path, where the optimizer
+// calls the body directly). One function per context type, not per child.
 template <class Hooks, class Gate, class IR, class Ctx>
 PASSINFRA_ALWAYS_INLINE IR run_child(Hooks& hooks, const Gate& gate, [[maybe_unused]] const PassInfo& info, IR in,
                                      Ctx& ctx, IR (*transform)(const void*, IR, Ctx&), const void* child) {
   if constexpr (Hooks::template hook_free<IR>) {
     return transform(child, std::move(in), ctx);
   } else {
-    if constexpr (Hooks::template has_should_run<IR>) {
-      if (!gate.is_required(info.name) && !hooks.should_run(std::as_const(in), info)) return in;
-    }
-    if constexpr (!Hooks::has_run_after_pass_failed) {
-      hooks.run_before_pass(std::as_const(in), info);
-      IR out = transform(child, std::move(in), ctx);
-      hooks.run_after_pass(std::as_const(out), info);
-      return out;
-    } else {
-      std::size_t returned = 0;  // run_before_pass hooks that returned
-      std::size_t started = 0;   // run_after_pass hooks that were started
-      try {
-        hooks.run_before_pass(std::as_const(in), info, returned);
-        IR out = transform(child, std::move(in), ctx);
-        hooks.run_after_pass(std::as_const(out), info, started);
-        return out;
-      } catch (...) {
-        hooks.run_after_pass_failed(info, std::current_exception(), started, returned);
-        throw;
-      }
-    }
+    bool ask_should_run = false;  // a name in required_pass skips should_run
+    if constexpr (Hooks::template has_should_run<IR>) ask_should_run = !gate.is_required(info.name);
+    return run_hooks(hooks, std::move(in), info, ask_should_run,
+                     [&](IR body_in) PASSINFRA_LAMBDA_INLINE { return transform(child, std::move(body_in), ctx); });
   }
 }
 
