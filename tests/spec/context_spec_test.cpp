@@ -124,6 +124,43 @@ TEST_CASE_TEMPLATE("SPEC 5.2: an exit failure clears, skips the later exits, and
   CHECK(join(log.events, " / ") == "P");
 }
 
+namespace {
+// Counts the live objects of its type: what with(f) returned must be destroyed
+// when the exit hooks throw after f returned.
+struct Counted {
+  static inline int live = 0;
+  std::vector<std::string> payload{"owns", "memory"};
+  Counted() { ++live; }
+  Counted(const Counted& o) : payload(o.payload) { ++live; }
+  Counted(Counted&& o) noexcept : payload(std::move(o.payload)) { ++live; }
+  Counted& operator=(const Counted&) = default;
+  Counted& operator=(Counted&&) noexcept = default;
+  ~Counted() { --live; }
+};
+}  // namespace
+
+TEST_CASE_TEMPLATE("SPEC 5.2: with(f) destroys f's result when an exit hook throws after f returned", L,
+                   PITEST_LAYERS) {
+  // `return f();` under a scope whose destructor throws leaks the result with
+  // GCC 12 and clang 16 (GCC PR 33799, LLVM issue 12658): with() must not
+  // rely on the compiler destroying an already-made return value.
+  EventLog log;
+  LogCapture capture;
+  auto a = make("A", log, Hook::exit, 4);
+  auto ctx = L::context({}, a);
+  Counted::live = 0;
+  std::exception_ptr caught;
+  try {
+    Counted kept = ctx.with([] { return Counted{}; });
+    log.add("never here");
+  } catch (const TestError&) {
+    caught = std::current_exception();
+  }
+  CHECK(caught == last_thrown);
+  CHECK(Counted::live == 0);
+  CHECK(join(log.events, " / ") == "A enter_pass_ctx / A bad exit_pass_ctx!!!");
+}
+
 TEST_CASE_TEMPLATE("SPEC 5.4: an exit failure while another exception leaves the scope: the first one wins", L,
                    PITEST_LAYERS) {
   EventLog log;

@@ -239,11 +239,21 @@ class PassContext {
     Scope(const Scope&) = delete;
     Scope& operator=(const Scope&) = delete;
     ~Scope() noexcept(false) {
-      if constexpr (has_scope_work) context_->leave(std::uncaught_exceptions() > uncaught_at_entry_);
+      if constexpr (has_scope_work) {
+        if (context_ != nullptr) context_->leave(std::uncaught_exceptions() > uncaught_at_entry_);
+      }
     }
 
    private:
     friend class PassContext;
+    // Leaves now rather than at the end of the scope (with()).
+    void leave() {
+      if constexpr (has_scope_work) {
+        PassContext* context = context_;
+        context_ = nullptr;
+        context->leave(std::uncaught_exceptions() > uncaught_at_entry_);
+      }
+    }
     explicit Scope([[maybe_unused]] PassContext& context) {
       if constexpr (has_scope_work) {
         context_ = &context;
@@ -373,8 +383,21 @@ class PassContext {
   // with(f): enter, return f(), exit (the exit runs whether f returns or throws).
   template <class F>
   decltype(auto) with(F&& f) {
+    using R = std::invoke_result_t<F>;
     auto scope = enter();
-    return std::invoke(std::forward<F>(f));
+    if constexpr (std::is_void_v<R> || std::is_reference_v<R>) {
+      return std::invoke(std::forward<F>(f));
+    } else {
+      // Not `return f();` with the scope's exit still to come: when an exit
+      // hook throws from the scope's destructor after the return value was
+      // made, clang 16 does not destroy that value (LLVM issue 12658; GCC
+      // before 13 has the same defect in other shapes, PR 33799). Made into
+      // a local and exited before the return, the value is destroyed by the
+      // unwinding like any local; NRVO still builds it in place.
+      R result = std::invoke(std::forward<F>(f));
+      scope.leave();
+      return result;
+    }
   }
 
   // current(): this thread's innermost entered PassContext<IR>, else its default context.
