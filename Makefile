@@ -6,6 +6,8 @@
 #   make clang     same with clang++-16                  (preset clang)
 #   make asan      same with ASan + UBSan                (preset asan)
 #   make tsan      same with TSan                        (preset tsan)
+#   make clang-asan    clang++-16 with ASan + UBSan, one build for both (preset
+#                  clang-asan; CI runs it instead of clang and asan)
 #   make release   same, optimised                       (preset release)
 #   make debug     same at -O0 -g, for a debugger           (preset debug; dev has -g1)
 #   make bench     build the benchmarks optimised and run them -> build/release/benchmarks/results.md
@@ -33,7 +35,7 @@ CMAKE := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL cmake
 CTEST := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL ctest
 DEPS  := bash scripts/deps.sh
 
-.PHONY: help deps demo test clang asan tsan release debug bench bench-anchors bench-compile-time compile-time-check package format format-check tidy fuzz clean
+.PHONY: help deps demo test clang clang-asan asan tsan release debug bench bench-anchors bench-compile-time compile-time-check package format format-check tidy fuzz clean
 
 help:
 	@echo "passinfra: make <target>"
@@ -42,6 +44,7 @@ help:
 	@echo "  clang     build and test with clang++-16 (preset clang)"
 	@echo "  asan      build and test with AddressSanitizer + UBSan (preset asan)"
 	@echo "  tsan      build and test with ThreadSanitizer (preset tsan)"
+	@echo "  clang-asan  build and test with clang++-16 and ASan + UBSan (preset clang-asan; what CI runs for clang and asan)"
 	@echo "  release   build and test optimised (preset release)"
 	@echo "  debug     build and test at -O0 -g, for gdb (preset debug; dev's -g1 has line tables only)"
 	@echo "  bench     build the benchmarks (preset release) and run them; results in build/release/benchmarks/results.md"
@@ -81,6 +84,13 @@ clang:
 	$(CMAKE) --preset clang
 	$(CMAKE) --build --preset clang -j$(JOBS)
 	$(CTEST) --preset clang
+
+# clang-asan: clang's sanitizer runtimes are in libclang-rt-16-dev.
+clang-asan:
+	@PASSINFRA_DEPS_EXTRA="libclang-rt-16-dev $${PASSINFRA_DEPS_EXTRA:-}" $(DEPS) --clang
+	$(CMAKE) --preset clang-asan
+	$(CMAKE) --build --preset clang-asan -j$(JOBS)
+	$(CTEST) --preset clang-asan
 
 # bench: build all benchmarks optimised (preset release; the LLVM 14 / MLIR 14
 # anchors too when llvm-14-dev / libmlir-14-dev are installed), run every
