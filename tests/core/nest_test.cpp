@@ -104,19 +104,27 @@ struct UThrowFlat {
 };
 
 // Reads the unit fields at run time only, as the lazily written PipelineInfo
-// of a serial nest without pipeline hooks must give them: first from a thread
-// of the pass's own (before anything on the nest's thread asked), then here.
+// of a serial nest without pipeline hooks must give them: first from two
+// threads of the pass's own at once (before anything on the nest's thread
+// asked), then here.
 struct AsksLate {
   static constexpr pi::PassInfo info{"AsksLate", 0};
   UFunc transform(UFunc f, auto& ctx) const {
-    std::string name;
-    std::size_t index = 99;
-    std::thread asker([&] {
-      name = std::string(ctx.unit_name());
-      index = ctx.unit_index();
+    std::string names[2];
+    std::size_t indices[2] = {98, 99};
+    std::thread first([&] {
+      names[0] = std::string(ctx.unit_name());
+      indices[0] = ctx.unit_index();
     });
-    asker.join();
-    f.trail.push_back(name + "#" + std::to_string(index));
+    std::thread second([&] {
+      indices[1] = ctx.pipeline().unit_index;
+      names[1] = std::string(ctx.pipeline().unit_name);
+    });
+    first.join();
+    second.join();
+    CHECK(names[0] == names[1]);
+    CHECK(indices[0] == indices[1]);
+    f.trail.push_back(names[0] + "#" + std::to_string(indices[0]));
     const pi::PipelineInfo* p = pi::current_pipeline();
     REQUIRE(p != nullptr);
     f.trail.push_back(std::string(p->unit_name) + "#" + std::to_string(p->unit_index));

@@ -26,8 +26,11 @@
 // order on the calling thread; the first failing unit's exception leaves the
 // nest unchanged, after run_after_pipeline_failed, and the parent is not
 // rebuilt. A Nest with InstrumentSet<> and no executor is the loop a user
-// would write: units(), the calls, replace_units() (no thread, atomic, lock,
-// allocation or buffering).
+// would write: units(), the calls, replace_units() (no thread, lock,
+// allocation or buffering); per unit it stores which unit runs, and the
+// PipelineInfo's unit name and index are written only when something asks
+// for them (current_pipeline(), ctx.pipeline() / unit_name() / unit_index():
+// then once per unit, with one atomic exchange; see run_serial).
 //
 // Parallel, when the context has an executor, the nest is not marked serial,
 // it has two units or more and every instrument with a unit-level hook is
