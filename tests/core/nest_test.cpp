@@ -6,6 +6,7 @@
 #include <functional>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <passinfra/core.hpp>
@@ -102,7 +103,87 @@ struct UThrowFlat {
   UFunc transform(UFunc, auto&) const { throw TestError(7, "flat failed"); }
 };
 
+// Reads the unit fields at run time only, as the lazily written PipelineInfo
+// of a serial nest without pipeline hooks must give them: first from two
+// threads of the pass's own at once (before anything on the nest's thread
+// asked), then here.
+struct AsksLate {
+  static constexpr pi::PassInfo info{"AsksLate", 0};
+  UFunc transform(UFunc f, auto& ctx) const {
+    std::string names[2];
+    std::size_t indices[2] = {98, 99};
+    std::thread first([&] {
+      names[0] = std::string(ctx.unit_name());
+      indices[0] = ctx.unit_index();
+    });
+    std::thread second([&] {
+      indices[1] = ctx.pipeline().unit_index;
+      names[1] = std::string(ctx.pipeline().unit_name);
+    });
+    first.join();
+    second.join();
+    CHECK(names[0] == names[1]);
+    CHECK(indices[0] == indices[1]);
+    f.trail.push_back(names[0] + "#" + std::to_string(indices[0]));
+    const pi::PipelineInfo* p = pi::current_pipeline();
+    REQUIRE(p != nullptr);
+    f.trail.push_back(std::string(p->unit_name) + "#" + std::to_string(p->unit_index));
+    return f;
+  }
+};
+
+// run_before_pass on units reading current_pipeline(): no pipeline hook, so the
+// info the hook finds is the lazily written one.
+struct PassHookAsks {
+  std::vector<std::string>* seen;
+  void run_before_pass(const UFunc& f, const pi::PassInfo& info) {
+    const pi::PipelineInfo* p = pi::current_pipeline();
+    seen->push_back(std::string(info.name) + ":" + f.name + "=" + (p ? std::string(p->unit_name) : "null") + "#" +
+                    std::to_string(p ? p->unit_index : 99));
+  }
+};
+
+// Two levels of units: a program of modules of functions.
+struct UProgram {
+  std::vector<UModule> modules;
+};
+
+// A module-level pass of the outer nest: the module unit's name and index.
+struct ModuleNames {
+  static constexpr pi::PassInfo info{"ModuleNames", 0};
+  UModule transform(UModule m, auto& ctx) const {
+    m.version = static_cast<int>(ctx.unit_index()) * 100 + static_cast<int>(ctx.unit_name().size());
+    return m;
+  }
+};
+// A function pass of the inner nest: its unit and the enclosing one, through PipelineInfo::parent.
+struct ChainNames {
+  static constexpr pi::PassInfo info{"ChainNames", 0};
+  UFunc transform(UFunc f, auto& ctx) const {
+    const pi::PipelineInfo* p = pi::current_pipeline();
+    REQUIRE(p != nullptr);
+    REQUIRE(p->parent != nullptr);
+    f.trail.push_back(std::string(p->parent->unit_name) + "#" + std::to_string(p->parent->unit_index) + ">" +
+                      std::string(p->unit_name) + "#" + std::to_string(p->unit_index));
+    f.trail.push_back(std::string(ctx.outer().unit_name()));
+    return f;
+  }
+};
+
 }  // namespace
+
+template <>
+struct passinfra::unit_traits<UProgram, pitest::UModule> {
+  static std::vector<passinfra::UnitSlot<pitest::UModule>> units(const UProgram& p) {
+    std::vector<passinfra::UnitSlot<pitest::UModule>> out;
+    for (std::size_t i = 0; i < p.modules.size(); ++i) out.push_back({"@m" + std::to_string(i), p.modules[i]});
+    return out;
+  }
+  static UProgram replace_units(UProgram p, std::vector<passinfra::UnitSlot<pitest::UModule>> slots) {
+    for (std::size_t i = 0; i < p.modules.size(); ++i) p.modules[i] = std::move(slots.at(i).ir);
+    return p;
+  }
+};
 
 TEST_CASE("nest: event order of SPEC §11.3 (nest N over f0, f1, child P, instruments [A, B])") {
   EventLog log;
@@ -357,4 +438,38 @@ TEST_CASE("nest: CrashReproducer names the failing unit and writes the unit's in
   CHECK_THROWS_AS(pi::run(UThrowFlat{}, UFunc{"g", 0, {}, false}, flat_ctx), TestError);
   CHECK(flat.str().find("unit:") == std::string::npos);
   CHECK(passinfra::parse_crash_report(flat.str()).unit.empty());
+}
+
+TEST_CASE("nest: serially without pipeline hooks the unit fields are exact whenever read, from any thread") {
+  EventLog log;
+  std::vector<std::string> seen;
+  PassHookAsks hook{&seen};
+  auto ctx = pi::make_pass_context<UModule>({}, std::ref(hook));
+  using Set = std::remove_cvref_t<decltype(ctx.instrument_set())>;
+  static_assert(!Set::has_run_before_pipeline<UFunc> && !Set::has_run_after_pipeline<UFunc> &&
+                !Set::has_run_after_pipeline_failed);
+  const pi::Nest<UFunc, UStep<"A">, AsksLate> n;
+  const UModule out = pi::run(n, make_umodule(&log, {"f", "!p", "g", "h"}), ctx);
+  CHECK(describe(out) == "f:1:A@v0,@f#0,@f#0,;p:0:;g:1:A@v0,@g#1,@g#1,;h:1:A@v0,@h#2,@h#2,;");
+  CHECK(seen == std::vector<std::string>{"A:f=@f#0", "AsksLate:f=@f#0", "A:g=@g#1", "AsksLate:g=@g#1", "A:h=@h#2",
+                                         "AsksLate:h=@h#2"});
+  CHECK(pi::current_pipeline() == nullptr);
+
+  // Without instruments, a unit whose passes never ask, then one that asks late.
+  auto bare = pi::make_pass_context<UModule>({});
+  const pi::Nest<UFunc, UStep<"A">, UStep<"B">, AsksLate> three;
+  CHECK(describe(pi::run(three, make_umodule(&log, {"f", "g"}), bare)) ==
+        "f:2:A@v0,B@v0,@f#0,@f#0,;g:2:A@v0,B@v0,@g#1,@g#1,;");
+
+  // Nests within nests: the enclosing unit's fields, through `parent` and ctx.outer().
+  const auto nested = pi::nest<UModule>(ModuleNames{}, pi::nest<UFunc>(ChainNames{}));
+  auto program_ctx = pi::make_pass_context<UProgram>({});
+  UProgram program{{make_umodule(&log, {"f", "g"}), make_umodule(&log, {"h"}), make_umodule(&log, {"k"})}};
+  const UProgram result = pi::run(nested, std::move(program), program_ctx);
+  REQUIRE(result.modules.size() == 3);
+  CHECK(result.modules[0].version == 3);
+  CHECK(result.modules[2].version == 203);
+  CHECK(describe(result.modules[0]) == "f:0:@m0#0>@f#0,@m0,;g:0:@m0#0>@g#1,@m0,;");
+  CHECK(describe(result.modules[1]) == "h:0:@m1#1>@h#0,@m1,;");
+  CHECK(describe(result.modules[2]) == "k:0:@m2#2>@k#0,@m2,;");
 }

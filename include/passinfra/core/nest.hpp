@@ -26,8 +26,11 @@
 // order on the calling thread; the first failing unit's exception leaves the
 // nest unchanged, after run_after_pipeline_failed, and the parent is not
 // rebuilt. A Nest with InstrumentSet<> and no executor is the loop a user
-// would write: units(), the calls, replace_units() (no thread, atomic, lock,
-// allocation or buffering).
+// would write: units(), the calls, replace_units() (no thread, lock,
+// allocation or buffering); per unit it stores which unit runs, and the
+// PipelineInfo's unit name and index are written only when something asks
+// for them (current_pipeline(), ctx.pipeline() / unit_name() / unit_index():
+// then once per unit, with one atomic exchange; see run_serial).
 //
 // Parallel, when the context has an executor, the nest is not marked serial,
 // it has two units or more and every instrument with a unit-level hook is
@@ -286,14 +289,20 @@ class UnitContext {
   using analysis_manager_type = typename detail::nest_manager<Ctx, Parent>::type;
   using nest_analyses_type = detail::nest_analyses_ptr<analysis_manager_type, Parent>;
 
-  UnitContext(Ctx& outer, const Parent& parent, const PipelineInfo& info, nest_analyses_type analyses = {}) noexcept
-      : outer_(&outer), parent_(&parent), info_(&info), analyses_(analyses) {}
+  // `lazy`: the serial nest's lazily written unit fields of `info` (null: `info` is always whole).
+  UnitContext(Ctx& outer, const Parent& parent, const PipelineInfo& info, nest_analyses_type analyses = {},
+              detail::LazyUnitFields* lazy = nullptr) noexcept
+      : outer_(&outer), parent_(&parent), info_(&info), lazy_(lazy), analyses_(analyses) {}
 
   const Parent& parent() const noexcept { return *parent_; }
-  std::string_view unit_name() const noexcept { return info_->unit_name; }
-  std::size_t unit_index() const noexcept { return info_->unit_index; }
+  std::string_view unit_name() const noexcept { return pipeline().unit_name; }
+  std::size_t unit_index() const noexcept { return pipeline().unit_index; }
   std::size_t unit_count() const noexcept { return info_->unit_count; }
-  const PipelineInfo& pipeline() const noexcept { return *info_; }
+  // (A serial nest may write the unit fields only when asked: detail::LazyUnitFields.)
+  const PipelineInfo& pipeline() const noexcept {
+    if (lazy_ != nullptr) lazy_->sync();
+    return *info_;
+  }
   Ctx& outer() const noexcept { return *outer_; }
 
   int opt_level() const noexcept { return outer_->opt_level(); }
@@ -363,6 +372,7 @@ class UnitContext {
   Ctx* outer_;
   const Parent* parent_;
   const PipelineInfo* info_;
+  detail::LazyUnitFields* lazy_;
   [[no_unique_address]] nest_analyses_type analyses_;
 };
 
@@ -480,7 +490,11 @@ struct NestRun {
   // Units in unit order on this thread; the first failure leaves. One
   // PipelineInfo, unit context and gate state for the run: per unit, the
   // info's name and index change (the hooks and passes of one unit see it
-  // whole; nothing keeps it past its unit).
+  // whole; nothing keeps it past its unit). Written per unit when a pipeline
+  // hook receives the info or an analysis manager names it in its errors;
+  // else only the running unit's slot is stored per unit, and the fields
+  // are written when read (LazyUnitFields: current_pipeline(), the unit
+  // context's pipeline()).
   template <class Parent, class Ctx, class Children, class NA = NoNestAnalyses>
   static void run_serial(const PassInfo& nest_info, const Children& children, const Parent& parent,
                          std::vector<UnitSlot<Unit>>& slots, Ctx& ctx, NA analyses = {}) {
@@ -489,17 +503,43 @@ struct NestRun {
     const PipelineScope current(info);
     const FreezeModules<NA> frozen(analyses, info);
     using UCtx = UnitContext<Parent, Unit, Ctx>;
-    typename UCtx::nest_analyses_type unit_analyses{};
-    if constexpr (!std::is_same_v<NA, NoNestAnalyses>) unit_analyses = analyses;
-    UCtx unit_ctx(ctx, parent, info, unit_analyses);
-    with_gate(ctx, [&](const auto& gate) PASSINFRA_LAMBDA_INLINE {
-      for (std::size_t i = 0; i < slots.size(); ++i) {
-        info.unit_name = slots[i].name;
-        info.unit_index = i;
-        if constexpr (!std::is_same_v<NA, NoNestAnalyses>) analyses->enter_unit(std::as_const(slots[i].ir));
-        slots[i].ir = run_unit(children, std::move(slots[i].ir), info, unit_ctx, gate);
-      }
-    });
+    using Set = std::remove_cvref_t<decltype(ctx.instrument_set())>;
+    if constexpr (std::is_same_v<NA, NoNestAnalyses> && !has_pipeline_hooks<Set>) {
+      LazyUnitFields lazy{&info, slots.data(), nullptr, &fill_unit_fields};
+      const LazyUnitScope lazy_scope(lazy);
+      UCtx unit_ctx(ctx, parent, info, {}, &lazy);
+      with_gate(ctx, [&](const auto& gate) PASSINFRA_LAMBDA_INLINE {
+        for (UnitSlot<Unit>& slot : slots) {
+          lazy.unit = &slot;
+          slot.ir = run_unit(children, std::move(slot.ir), info, unit_ctx, gate);
+        }
+      });
+    } else {
+      typename UCtx::nest_analyses_type unit_analyses{};
+      if constexpr (!std::is_same_v<NA, NoNestAnalyses>) unit_analyses = analyses;
+      UCtx unit_ctx(ctx, parent, info, unit_analyses);
+      with_gate(ctx, [&](const auto& gate) PASSINFRA_LAMBDA_INLINE {
+        for (std::size_t i = 0; i < slots.size(); ++i) {
+          info.unit_name = slots[i].name;
+          info.unit_index = i;
+          if constexpr (!std::is_same_v<NA, NoNestAnalyses>) analyses->enter_unit(std::as_const(slots[i].ir));
+          slots[i].ir = run_unit(children, std::move(slots[i].ir), info, unit_ctx, gate);
+        }
+      });
+    }
+  }
+
+  // has_pipeline_hooks<Set>: an instrument of Set receives a unit's PipelineInfo.
+  template <class Set>
+  static constexpr bool has_pipeline_hooks =
+      Set::template has_run_before_pipeline<Unit> || Set::template has_run_after_pipeline<Unit> ||
+      Set::has_run_after_pipeline_failed;
+
+  // fill_unit_fields(lazy): the lazy info's unit name and index, from its running unit's slot.
+  static void fill_unit_fields(LazyUnitFields& lazy) noexcept {
+    const auto* slot = static_cast<const UnitSlot<Unit>*>(lazy.unit);
+    lazy.info->unit_name = slot->name;
+    lazy.info->unit_index = static_cast<std::size_t>(slot - static_cast<const UnitSlot<Unit>*>(lazy.first));
   }
 
   // FreezeModules<NA>: while the units run, the manager computes no module
@@ -678,8 +718,7 @@ struct NestRun {
                                                UCtx& unit_ctx, const Gate& gate) {
     auto& set = unit_ctx.instrument_set();
     using Set = std::remove_cvref_t<decltype(set)>;
-    if constexpr (!(Set::template has_run_before_pipeline<Unit> || Set::template has_run_after_pipeline<Unit> ||
-                    Set::has_run_after_pipeline_failed)) {
+    if constexpr (!has_pipeline_hooks<Set>) {
       return children.run_children_gated(std::move(unit), unit_ctx, gate);
     } else {
       std::size_t returned = 0;  // run_before_pipeline hooks that returned

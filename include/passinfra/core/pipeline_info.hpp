@@ -10,6 +10,14 @@
 // unit slot). `parent` links to the enclosing unit's info when nests nest
 // (MLIR's PipelineParentInfo); `parent_thread` is the thread that ran the
 // nest, `thread` the one that runs this unit (equal in serial mode).
+//
+// A serial nest whose instruments have no pipeline hook (and that has no
+// analysis manager) keeps one PipelineInfo for the run and, per unit, stores
+// only which unit runs (detail::LazyUnitFields): unit_name and unit_index are
+// written when asked for, by current_pipeline() and the unit context's
+// pipeline() / unit_name() / unit_index(), the only ways a pass or an
+// instrument reaches that info (a nest inside the unit asks
+// current_pipeline() for its `parent` first).
 #pragma once
 
 #include <atomic>
@@ -55,10 +63,66 @@ class PipelineScope {
 };
 
 inline std::uint64_t next_nest_run() noexcept { return nest_runs.fetch_add(1, std::memory_order_relaxed) + 1; }
+
+// LazyUnitFields: the unit fields of a serial nest's PipelineInfo, written
+// when read rather than per unit. The nest stores the running unit's slot in
+// `unit` before each unit (one store of a pointer: when the compiler sees a
+// unit's passes whole and they read no pointer, the store leaves the loop);
+// sync() brings info->unit_name / unit_index up to date when they describe
+// another slot. Everything that reads the fields syncs first: on the nest's
+// thread current_pipeline() does (a nest inside the unit asks it for its
+// `parent` before its units start), on any thread the unit context's
+// pipeline() does; the first sync of a unit writes them, under `filling`
+// (a pass may ask from threads of its own), and publishes `filled`.
+struct LazyUnitFields {
+  PipelineInfo* info = nullptr;
+  const void* first = nullptr;                       // the run's first slot (unit_index counts from it)
+  const void* unit = nullptr;                        // the running unit's slot (null: none yet)
+  void (*fill)(LazyUnitFields&) noexcept = nullptr;  // writes the fields from `unit`
+  std::atomic<const void*> filled{nullptr};          // the slot the fields describe
+  std::atomic<bool> filling{false};
+
+  void sync() noexcept {
+    if (filled.load(std::memory_order_acquire) != unit) [[unlikely]] {
+      fill_now();
+    }
+  }
+  [[gnu::noinline]] void fill_now() noexcept {
+    while (filling.exchange(true, std::memory_order_acquire)) {
+    }
+    if (filled.load(std::memory_order_relaxed) != unit) {
+      fill(*this);
+      filled.store(unit, std::memory_order_release);
+    }
+    filling.store(false, std::memory_order_release);
+  }
+};
+// The innermost serial nest on this thread with lazy unit fields (null: none).
+inline thread_local LazyUnitFields* lazy_unit_fields = nullptr;
+
+// sync_pipeline(): the innermost lazy PipelineInfo on this thread describes its running unit.
+inline void sync_pipeline() noexcept {
+  if (LazyUnitFields* lazy = lazy_unit_fields) lazy->sync();
+}
+
+// The fields' nest is the innermost lazy one on this thread for the scope's life.
+class LazyUnitScope {
+ public:
+  explicit LazyUnitScope(LazyUnitFields& fields) noexcept : saved_(lazy_unit_fields) { lazy_unit_fields = &fields; }
+  LazyUnitScope(const LazyUnitScope&) = delete;
+  LazyUnitScope& operator=(const LazyUnitScope&) = delete;
+  ~LazyUnitScope() { lazy_unit_fields = saved_; }
+
+ private:
+  LazyUnitFields* saved_;
+};
 }  // namespace detail
 
 // current_pipeline(): the innermost unit pipeline running on this thread, or null.
-inline const PipelineInfo* current_pipeline() noexcept { return detail::current_pipeline_info; }
+inline const PipelineInfo* current_pipeline() noexcept {
+  detail::sync_pipeline();
+  return detail::current_pipeline_info;
+}
 
 // thread_ordinal(): this thread's number (1 for the first thread that asks).
 inline std::uint32_t thread_ordinal() noexcept {
