@@ -172,6 +172,12 @@ template <class IR, class Ctx, class Gate>
   return ir;
 }
 
+// gate_arg_t<Gate>: how an out-of-line function takes the gate state: a
+// small trivially copyable snapshot by value, anything else by reference.
+template <class Gate>
+using gate_arg_t =
+    std::conditional_t<std::is_trivially_copyable_v<Gate> && sizeof(Gate) <= 2 * sizeof(void*), Gate, const Gate&>;
+
 // ChildStep(ir, ctx, gate)(child): SPEC §4 for one child of a Sequential,
 // updating `ir`. It calls the hooks through its own hook_view of the
 // context's instruments (see InstrumentSet::hook_view), made once for all
@@ -309,11 +315,15 @@ class Sequential : public CallablePass<Sequential<Ps...>> {
   template <class IR, class Ctx, class Gate, std::size_t... B>
   PASSINFRA_ALWAYS_INLINE IR run_blocks(IR ir, Ctx& ctx, const Gate& gate, std::index_sequence<B...>) const {
     constexpr std::size_t n = sizeof...(Ps), k = detail::inline_block;
-    ((ir = run_block<B * k, detail::chunk_length(n, k, B)>(std::move(ir), ctx, gate)), ...);
+    ((ir = run_block<B * k, detail::chunk_length(n, k, B), IR, Ctx, Gate>(std::move(ir), ctx, gate)), ...);
     return ir;
   }
+  // The gate by value when it is a small snapshot (OptLevelGate, PassGate):
+  // a parameter whose address never escapes, which the optimizer keeps in a
+  // register across hook calls it cannot see into, where through a
+  // reference to the caller's copy it must load it again after each one.
   template <std::size_t Offset, std::size_t Count, class IR, class Ctx, class Gate>
-  [[gnu::noinline]] IR run_block(IR ir, Ctx& ctx, const Gate& gate) const {
+  [[gnu::noinline]] IR run_block(IR ir, Ctx& ctx, detail::gate_arg_t<Gate> gate) const {
     static_assert(Count <= detail::fold_chunk);  // one fold
     detail::ChildStep<IR, Ctx, Gate> step(ir, ctx, gate);
     detail::for_each_element_chunk<Offset>(passes_, step, std::make_index_sequence<Count>{});
