@@ -29,6 +29,7 @@
 #include <cstddef>
 #include <exception>
 #include <initializer_list>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -49,10 +50,14 @@ class DynamicSequential : public CallablePass<DynamicSequential<IR>> {
   using preserves = passinfra::preserves_all;  // SPEC §10.4
 
   DynamicSequential() = default;
-  DynamicSequential(std::initializer_list<AnyPass<IR>> passes) : passes_(passes) { depth_ = checked_depth(passes_); }
+  DynamicSequential(std::initializer_list<AnyPass<IR>> passes) : passes_(passes) {
+    depth_ = checked_depth(passes_);
+    note_children();
+  }
   explicit DynamicSequential(std::vector<AnyPass<IR>> passes, PassInfo info = Sequential<>::default_info)
       : passes_(std::move(passes)), name_(info.name), opt_level_(info.opt_level) {
     depth_ = checked_depth(passes_);
+    note_children();
   }
 
   PassInfo info() const noexcept { return {name_, opt_level_}; }
@@ -63,6 +68,7 @@ class DynamicSequential : public CallablePass<DynamicSequential<IR>> {
     detail::check_nesting_depth(depth, "DynamicSequential<IR>::push_back");
     passes_.push_back(std::move(pass));
     depth_ = depth;
+    note_child(passes_.back());
   }
   std::size_t nesting_depth() const noexcept { return depth_; }
 
@@ -149,6 +155,7 @@ class DynamicSequential : public CallablePass<DynamicSequential<IR>> {
         detail::SoloLoop<IR> loop{next,
                                   end,
                                   gate.opt_level,
+                                  plain_under(gate),
                                   &body_ctx,
                                   &list.generation(),
                                   list.generation(),
@@ -209,6 +216,19 @@ class DynamicSequential : public CallablePass<DynamicSequential<IR>> {
     return run_children(std::move(ir), ctx, gate);
   }
 
+  // plain_under(gate): every child passes `gate` and requires no pass (a
+  // SoloLoop then tests neither per child).
+  bool plain_under(detail::OptLevelGate gate) const noexcept {
+    return !any_required_ && gate.opt_level >= max_child_level_;
+  }
+  void note_child(const AnyPass<IR>& pass) noexcept {
+    max_child_level_ = std::max(max_child_level_, pass.info().opt_level);
+    any_required_ = any_required_ || pass.has_required();
+  }
+  void note_children() noexcept {
+    for (const auto& p : passes_) note_child(p);
+  }
+
   static std::size_t checked_depth(const std::vector<AnyPass<IR>>& passes) {
     std::size_t depth = 1;
     for (const auto& p : passes) depth = std::max(depth, p.nesting_depth() + 1);
@@ -220,6 +240,10 @@ class DynamicSequential : public CallablePass<DynamicSequential<IR>> {
   std::string name_{Sequential<>::default_info.name};
   int opt_level_ = Sequential<>::default_info.opt_level;
   std::size_t depth_ = 1;
+  // The children's largest opt_level and whether one requires a pass (an
+  // AnyPass's info and requirements are fixed when it is made).
+  int max_child_level_ = std::numeric_limits<int>::min();
+  bool any_required_ = false;
 };
 
 }  // namespace passinfra

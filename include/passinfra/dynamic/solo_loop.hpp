@@ -71,7 +71,11 @@ template <class IR>
 struct SoloLoop {
   const AnyPass<IR>* next;  // the next child; advanced as the children run
   const AnyPass<IR>* end;
-  int opt_level;                      // the context's (it lists no names)
+  int opt_level;  // the context's (it lists no names)
+  // Every child from `next` on passes the gate (opt_level) and requires no
+  // pass: the loop then tests neither (DynamicSequential knows it from its
+  // children's largest opt_level and whether one requires anything).
+  bool plain;
   ContextRef<IR>* body_ctx;           // the children's bodies run under it
   const std::uint64_t* generation;    // the list's replacement count ...
   std::uint64_t generation_at_start;  // ... when the loop began
@@ -86,13 +90,23 @@ struct SoloLoop {
   AnalysisManager<IR>* am;    // the context's manager; null: none
   SinkRef<IR> analysis_sink;  // the context's set, for the analysis hooks
 
-  // run(instrument, ir): the children from `next` on, under the list's one
-  // instrument (a T), until they are done or the list has been replaced.
-  template <class T>
+  // run<T[, PhaseIR]>(instrument, ir): the children from `next` on, under
+  // the list's one instrument (a T), until they are done or the list has
+  // been replaced. PhaseIR: the IR type of the list (DynamicInstruments<
+  // PhaseIR>) whose hook phases the loop's hooks run in: IR itself, or the
+  // parent of a nest's units (a unit pipeline under the parent's list,
+  // DynamicNest; no manager for units there, `am` is null).
+  template <class T, class PhaseIR = IR>
   IR run(T& instrument, IR ir) {
-    if (am != nullptr) [[unlikely]]
-      return run_loop<T, true>(instrument, std::move(ir));
-    return run_loop<T, false>(instrument, std::move(ir));
+    if constexpr (std::is_same_v<PhaseIR, IR>) {
+      if (am != nullptr) [[unlikely]] {
+        if (plain) return run_loop<T, true, true, PhaseIR>(instrument, std::move(ir));
+        return run_loop<T, true, false, PhaseIR>(instrument, std::move(ir));
+      }
+    }
+    if (plain) [[likely]]
+      return run_loop<T, false, true, PhaseIR>(instrument, std::move(ir));
+    return run_loop<T, false, false, PhaseIR>(instrument, std::move(ir));
   }
 
   // managed_body(mgr, child, ir, ctx): the child's body under the manager,
@@ -108,25 +122,34 @@ struct SoloLoop {
       mgr.drop_marks();
       throw;
     }
-    if (mgr.has_work()) [[unlikely]]
-      return end_pass(mgr, child, std::move(ir), analysis_sink);
+    if (mgr.has_work()) [[unlikely]] {
+      bool threw = false;
+      return end_pass(mgr, child, std::move(ir), analysis_sink, threw);
+    }
     return ir;
   }
 
  private:
   // The invalidation at a child's end when the manager has work; the IR
-  // passes through (so the loop keeps it in the return register).
-  [[gnu::noinline]] static IR end_pass(AnalysisManager<IR>& mgr, const AnyPass<IR>& child, IR ir, SinkRef<IR> sink) {
-    mgr.end_pass(child.preserved_analyses(), sink);
+  // passes through (so the loop keeps it in the return register). A throw
+  // sets `threw` (it is not the body's: the cache is not cleared for it).
+  [[gnu::noinline]] static IR end_pass(AnalysisManager<IR>& mgr, const AnyPass<IR>& child, IR ir, SinkRef<IR> sink,
+                                       bool& threw) {
+    try {
+      mgr.end_pass(child.preserved_analyses(), sink);
+    } catch (...) {
+      threw = true;
+      throw;
+    }
     return ir;
   }
 
-  template <class T, bool Managed>
+  template <class T, bool Managed, bool Plain, class PhaseIR>
   IR run_loop(T& instrument, IR ir);
 };
 
 template <class IR>
-template <class T, bool Managed>
+template <class T, bool Managed, bool Plain, class PhaseIR>
 IR SoloLoop<IR>::run_loop(T& instrument, IR ir) {
   constexpr bool has_early_hooks = HasShouldRun<T, IR> || HasRunBeforePass<T, IR>;
   // An empty list: no run_before_pass has returned, so a failing body tells
@@ -134,14 +157,17 @@ IR SoloLoop<IR>::run_loop(T& instrument, IR ir) {
   constexpr bool is_empty_list = std::is_same_v<std::remove_cv_t<T>, NoInstrument>;
   // The loop's state in locals: the calls below may write any memory, so
   // members would be reloaded after each; `next` is written back on exit.
+  // `body_ctx` stays a member (one load per child, where a local would be
+  // spilled and reloaded): with a manager and no gate the locals fit the
+  // callee-saved registers, and a child costs the has_work() test.
   const AnyPass<IR>* child = next;
   const AnyPass<IR>* const stop = end;
-  const int level = opt_level;
-  ContextRef<IR>& ctx = *body_ctx;
+  [[maybe_unused]] const int level = opt_level;
   const std::uint64_t* const count = generation;
   const std::uint64_t start = generation_at_start;
   AnalysisManager<IR>* const mgr = am;
   [[maybe_unused]] const SoloLevel<IR, Managed> analysis_level(mgr, analysis_sink);
+  [[maybe_unused]] bool end_pass_threw = false;
   const auto changed = [&]() PASSINFRA_LAMBDA_INLINE { return *count != start; };
   const auto leave = [&](IR out) PASSINFRA_LAMBDA_INLINE {
     next = child + 1;
@@ -149,16 +175,18 @@ IR SoloLoop<IR>::run_loop(T& instrument, IR ir) {
   };
   for (; child != stop; ++child) {
     const PassInfo& info = child->info();
-    if (level < info.opt_level) continue;
-    if (child->has_required()) [[unlikely]] {
-      ir = child->run_required(std::move(ir), ctx);
-      if (changed()) return leave(resume(*this, *child, std::move(ir), SoloResume::should_run));
+    if constexpr (!Plain) {
+      if (level < info.opt_level) continue;
+      if (child->has_required()) [[unlikely]] {
+        ir = child->run_required(std::move(ir), *body_ctx);
+        if (changed()) return leave(resume(*this, *child, std::move(ir), SoloResume::should_run));
+      }
     }
     if constexpr (has_early_hooks) {
       bool run = true;
       bool replaced_now = false;
       {
-        const HookPhaseScope<IR> phase;
+        const HookPhaseScope<PhaseIR> phase;
         if constexpr (HasShouldRun<T, IR>) {
           run = instrument.should_run(std::as_const(ir), info);
           replaced_now = changed();
@@ -175,17 +203,27 @@ IR SoloLoop<IR>::run_loop(T& instrument, IR ir) {
       }
     }
     if constexpr (Managed) {
+      // The body and the end-of-pass test in one try block (as managed_body,
+      // whose two steps g++ otherwise keeps apart with one more register
+      // move per child): only a throw of the body clears the cache.
       try {
-        ir = managed_body(*mgr, *child, std::move(ir), ctx);
+        ir = child->transform(std::move(ir), *body_ctx);
+        if (mgr->has_work()) [[unlikely]]
+          ir = end_pass(*mgr, *child, std::move(ir), analysis_sink, end_pass_threw);
       } catch (...) {
+        if (!end_pass_threw) {
+          SinkRef<IR> sink = analysis_sink;
+          mgr->clear_after_failure(sink);
+          mgr->drop_marks();
+        }
         if constexpr (!is_empty_list) body_failed(*this, *child, std::current_exception());
         throw;
       }
     } else if constexpr (is_empty_list) {
-      ir = child->transform(std::move(ir), ctx);
+      ir = child->transform(std::move(ir), *body_ctx);
     } else {
       try {
-        ir = child->transform(std::move(ir), ctx);
+        ir = child->transform(std::move(ir), *body_ctx);
       } catch (...) {
         body_failed(*this, *child, std::current_exception());
         throw;
@@ -195,7 +233,7 @@ IR SoloLoop<IR>::run_loop(T& instrument, IR ir) {
       return leave(resume(*this, *child, std::move(ir), SoloResume::after));
     if constexpr (HasRunAfterPass<T, IR>) {
       {
-        const HookPhaseScope<IR> phase;
+        const HookPhaseScope<PhaseIR> phase;
         instrument.run_after_pass(std::as_const(ir), info);
       }
       if (changed()) [[unlikely]]
