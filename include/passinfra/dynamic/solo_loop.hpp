@@ -71,11 +71,6 @@ template <class IR>
 struct SoloLoop {
   const AnyPass<IR>* next;  // the next child; advanced as the children run
   const AnyPass<IR>* end;
-  int opt_level;  // the context's (it lists no names)
-  // Every child from `next` on passes the gate (opt_level) and requires no
-  // pass: the loop then tests neither (DynamicSequential knows it from its
-  // children's largest opt_level and whether one requires anything).
-  bool plain;
   ContextRef<IR>* body_ctx;           // the children's bodies run under it
   const std::uint64_t* generation;    // the list's replacement count ...
   std::uint64_t generation_at_start;  // ... when the loop began
@@ -89,6 +84,11 @@ struct SoloLoop {
   void* context;
   AnalysisManager<IR>* am;    // the context's manager; null: none
   SinkRef<IR> analysis_sink;  // the context's set, for the analysis hooks
+  int opt_level;              // the context's (it lists no names)
+  // Every child from `next` on passes the gate (opt_level) and requires no
+  // pass: the loop then tests neither (DynamicSequential knows it from its
+  // children's largest opt_level and whether one requires anything).
+  bool plain;
 
   // run<T[, PhaseIR]>(instrument, ir): the children from `next` on, under
   // the list's one instrument (a T), until they are done or the list has
