@@ -24,7 +24,7 @@
 // with the same events as the walk through the list, which takes over once
 // the list changes (tests/dynamic/solo_loop_test.cpp). So do a DynamicNest's
 // unit pipelines run directly under a PassContext<Parent> (the unit-level
-// hooks of the parent's list, its hook phases; tests/dynamic/dynamic_nest_test.cpp),
+// hooks of the parent's list, its hook phases; tests/dynamic/nest_solo_loop_test.cpp),
 // unless the context holds an analysis manager (SPEC §11.13: each child
 // then runs through run(), which invalidates the unit's function results).
 #pragma once

@@ -1,13 +1,17 @@
 // passinfra/dynamic/solo_loop.hpp — (detail) a DynamicSequential's children
 // run under a run-time instrument list that holds one instrument, with that
-// instrument's hooks called directly.
+// instrument's hooks called directly; and a DynamicNest's unit pipelines
+// under their parent's list (SoloLoop<Unit>::run<T, Parent>).
 //
 // The common dynamic case is one instrument (timing, say) over a pipeline.
 // Through the list, each pass costs three erased hook calls, each in a hook
 // phase of its own with the list's replacement checks. Here the loop over
 // the children is compiled once per instrument type T (AnyInstrument's table
-// holds SoloLoop<IR>::run<T>), so one erased call runs many passes, T's hooks
-// are direct (inlinable) calls and a pass costs one virtual call for its body.
+// holds SoloLoop<IR>::run<T>, and SoloLoop<U>::run<T, IR> for each unit type
+// U that IR lists), so one erased call runs many passes, T's hooks are
+// direct (inlinable) calls and a pass costs one virtual call for its body.
+// For a unit pipeline, T's hooks for the unit type are the ones called and
+// the hook phases are the parent list's (HookPhases<Parent>), as through it.
 //
 // Same behaviour as the list's own walk (SPEC §3, DynamicInstruments' rules):
 //  * the gate: the context lists no names (DynamicSequential only comes here
@@ -29,9 +33,12 @@
 //    level on the manager spans the loop instead of one per child: what a
 //    level is for is the same (in_pass() is true in every hook and body of
 //    the loop, a body's marks are taken by its own end of pass), and a child
-//    then costs the has_work() test. The loop is compiled twice per T (with
-//    and without a manager) and picks one per call, so a context without a
-//    manager runs the loop it ran before.
+//    then costs the has_work() test. The loop is compiled per T with and
+//    without a manager (a unit pipeline comes here only without one) and
+//    picks one per call, so a context without a manager runs the loop it
+//    ran before;
+//  * `plain`: every child passes the gate and requires no pass (the usual
+//    case), and the loop compiled for it tests neither per child.
 #pragma once
 
 #include <cstdint>
