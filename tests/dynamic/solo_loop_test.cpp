@@ -7,7 +7,11 @@
 // pass (SPEC §2 override_instruments; DynamicInstruments' rules), when the
 // instrument vetoes, and when a body throws before or after the replacement;
 // and all of it again under an analysis manager whose results the bodies
-// read and whose invalidation the instruments see (SPEC §10.4, §10.6, §10.7).
+// read and whose invalidation the instruments see (SPEC §10.4, §10.6, §10.7),
+// including an invalidation hook that throws at a body's end; and all of it
+// for a pipeline whose every child passes the gate and requires nothing (the
+// loop then tests neither per child) as well as for one with a gated-out
+// child and a required pass.
 #include <doctest/doctest.h>
 
 #include <cstddef>
@@ -35,22 +39,26 @@ enum class At { nothing, should_run, before, body, after };
 struct Scenario {
   int initial_items = 1;  // the list at the start: {}, {A}, {A, X}
   At at = At::nothing;
-  std::string pass;               // the pass whose hook (or body) replaces the list
-  int new_items = 0;              // the list installed: {}, {B}, {B, C}
-  bool veto = false;              // A's should_run says "skip" at the replacement
-  std::string throws;             // the pass whose body throws after its event ("" none)
-  bool new_after_throws = false;  // B's run_after_pass throws
-  bool managed = false;           // the context holds an analysis manager the bodies use
+  std::string pass;                 // the pass whose hook (or body) replaces the list
+  int new_items = 0;                // the list installed: {}, {B}, {B, C}
+  bool veto = false;                // A's should_run says "skip" at the replacement
+  std::string throws;               // the pass whose body throws after its event ("" none)
+  bool new_after_throws = false;    // B's run_after_pass throws
+  bool managed = false;             // the context holds an analysis manager the bodies use
+  bool invalidated_throws = false;  // A's run_analysis_invalidated throws (under a manager)
+  bool plain = false;               // the pipeline without P2 (gated out) and Req (requires Q)
   std::string describe() const {
     static const char* const names[] = {"nothing", "should_run", "before", "body", "after"};
     return std::to_string(initial_items) + " item(s), replace at " + names[static_cast<int>(at)] + " of " + pass +
            " with " + std::to_string(new_items) + " item(s)" + (veto ? ", veto" : "") +
            (throws.empty() ? "" : ", " + throws + " throws") + (new_after_throws ? ", B.after throws" : "") +
-           (managed ? ", with a manager" : "");
+           (managed ? ", with a manager" : "") + (invalidated_throws ? ", A.invalidated throws" : "") +
+           (plain ? ", plain pipeline" : "");
   }
 };
 
-Ctx* g_ctx = nullptr;  // the context the scenario runs under
+Ctx* g_ctx = nullptr;   // the context the scenario runs under
+int g_invalidated = 0;  // run_analysis_invalidated calls of A in the scenario
 const Scenario* g_scenario = nullptr;
 
 std::vector<AnyInstrument<TestIR>> new_list(EventLog& log);
@@ -64,7 +72,6 @@ struct TrailLength {
     return ir.trail.size();
   }
 };
-
 // Logs every hook as "<name>.<hook>(<pass>)" and its destruction; "A" replaces
 // the list where the scenario says.
 struct Logging {
@@ -111,6 +118,9 @@ struct Logging {
   }
   void run_analysis_invalidated(const passinfra::AnalysisInfo& info) {
     log->add(name + ".invalidated(" + std::string(info.name) + ")");
+    if (name == "A" && g_scenario->invalidated_throws && g_invalidated++ == 0) {
+      throw_test_error(9, "A.invalidated failed");
+    }
   }
 };
 
@@ -150,7 +160,8 @@ struct Step {
   }
 };
 
-passinfra::DynamicSequential<TestIR> pipeline() {
+passinfra::DynamicSequential<TestIR> pipeline(bool plain) {
+  if (plain) return passinfra::DynamicSequential<TestIR>{Step{"P1"}, Step{"R"}, Step{"P3"}, Step{"P4"}};
   // P2 is above the context's opt_level; Req requires Q (run first, through run()).
   return passinfra::DynamicSequential<TestIR>{Step{"P1"}, Step{"P2", 3},
                                               Step{"R"},  AnyPass<TestIR>(Step{"Req"}, {AnyPass<TestIR>(Step{"Q"})}),
@@ -169,6 +180,7 @@ struct Outcome {
 Outcome run_scenario(const Scenario& s, bool general) {
   EventLog log;
   g_scenario = &s;
+  g_invalidated = 0;
   Outcome out;
   {
     passinfra::PassContextOptions options;
@@ -179,7 +191,7 @@ Outcome run_scenario(const Scenario& s, bool general) {
     passinfra::AnalysisManager<TestIR> am;
     Ctx ctx(std::move(options), passinfra::DynamicInstruments<TestIR>(std::move(initial)), s.managed ? &am : nullptr);
     g_ctx = &ctx;
-    const auto seq = pipeline();
+    const auto seq = pipeline(s.plain);
     try {
       out.trail = passinfra::run(seq, TestIR{&log}, ctx).trail;
     } catch (const TestError& e) {
@@ -220,10 +232,24 @@ std::vector<Scenario> scenarios() {
     }
   }
   // Each again under a manager.
-  const std::size_t plain = all.size();
-  for (std::size_t i = 0; i < plain; ++i) {
+  const std::size_t unmanaged = all.size();
+  for (std::size_t i = 0; i < unmanaged; ++i) {
     Scenario s = all[i];
     s.managed = true;
+    all.push_back(s);
+  }
+  // Under a manager, A's invalidation hook throws at the first body's end.
+  for (int initial = 1; initial <= 2; ++initial) {
+    Scenario s{initial, At::nothing, "", 0, false, ""};
+    s.managed = true;
+    s.invalidated_throws = true;
+    all.push_back(s);
+  }
+  // Each again with the plain pipeline.
+  const std::size_t gated = all.size();
+  for (std::size_t i = 0; i < gated; ++i) {
+    Scenario s = all[i];
+    s.plain = true;
     all.push_back(s);
   }
   return all;
@@ -248,8 +274,9 @@ TEST_CASE("solo loop: every replacement point agrees with the walk through the l
   // Per initial list and thrower: the plain run, then for each new list ({}
   // once; {B} and {B, C} with and without B.after throwing) 2 body
   // replacements, and 7 passes x 4 hook replacements when there is an A.
-  // All of it with and without a manager.
-  CHECK(all.size() == 2 * (3 * (1 + 2 * (1 + 2 * 2)) + 2 * 3 * (1 + (7 * 4 + 2) * (1 + 2 * 2))));
+  // All of it with and without a manager, plus 2 invalidation-hook throws,
+  // for both pipelines.
+  CHECK(all.size() == 2 * (2 * (3 * (1 + 2 * (1 + 2 * 2)) + 2 * 3 * (1 + (7 * 4 + 2) * (1 + 2 * 2))) + 2));
 }
 
 TEST_CASE("solo loop: a replacement ends the instrument's part; the new list's hooks take over from the next phase") {
@@ -359,4 +386,37 @@ TEST_CASE("solo loop: under an analysis manager, each body's invalidation comes 
   CHECK(out.events == expected);
   CHECK(out.error == "P4 failed");
   CHECK(run_scenario(s, true).events == expected);  // the walk through the list agrees
+}
+
+TEST_CASE("solo loop: an invalidation hook that throws at a body's end is not the body's failure") {
+  // The cache is cleared for a body that throws (SPEC §10.6), not for a
+  // throw of end-of-pass invalidation; the walk through the list agrees.
+  for (const bool plain : {false, true}) {
+    Scenario s{1, At::nothing, "", 0, false, ""};
+    s.managed = true;
+    s.invalidated_throws = true;
+    s.plain = plain;
+    const Outcome out = run_scenario(s, false);
+    CHECK(out.error == "A.invalidated failed");
+    CHECK(out.trail.empty());
+    // The hook's throw leaves P1 (not cleared again: the invalidation has
+    // dropped the result) and then the pipeline.
+    const std::vector<std::string> expected{"A.should_run(sequential)",
+                                            "A.before(sequential)",
+                                            "A.should_run(P1)",
+                                            "A.before(P1)",
+                                            "P1",
+                                            "A.before_analysis(TrailLength)",
+                                            "compute TrailLength",
+                                            "A.after_analysis(TrailLength)",
+                                            "P1 reads 0",
+                                            "A.invalidated(TrailLength)",
+                                            "A.failed(P1)",
+                                            "A.failed(sequential)",
+                                            "cached: 0",
+                                            "context ends",
+                                            "A destroyed"};
+    CHECK(out.events == expected);
+    CHECK(run_scenario(s, true).events == out.events);
+  }
 }

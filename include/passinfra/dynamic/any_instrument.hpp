@@ -14,6 +14,7 @@
 //                                         (ir_traits<IR>::unit_types), forwarded likewise (SPEC §11.3)
 // i.thread_safe() / i.has_unit_hooks()    for a parallel nest's check (SPEC §11.4, §11.8)
 // i.run_solo(loop, ir)                    (DynamicSequential's) its children under this instrument alone
+// i.run_solo(loop, unit)                  the same for a nest's unit pipeline under a list of IR (DynamicNest)
 //
 // Copies share the object. Only the hooks T has are called (a hook T lacks
 // does nothing; should_run defaults to run).
@@ -43,7 +44,8 @@ namespace passinfra {
 namespace detail {
 
 // The hooks of T for one unit type U of IR (SPEC §11.3): null for a hook T
-// lacks (then should_run says "run" and the others do nothing).
+// lacks (then should_run says "run" and the others do nothing); and a unit
+// pipeline's children under a list of IR holding only T (solo_loop.hpp).
 template <class U>
 struct InstrumentUnitHooks {
   bool (*should_run)(void*, const U&, const PassInfo&);
@@ -51,9 +53,10 @@ struct InstrumentUnitHooks {
   void (*after)(void*, const U&, const PassInfo&);
   void (*before_pipeline)(void*, const U&, const PipelineInfo&);
   void (*after_pipeline)(void*, const U&, const PipelineInfo&);
+  U (*run_solo)(void*, SoloLoop<U>&, U);
 };
 
-template <class T, class U>
+template <class T, class U, class IR>
 inline constexpr InstrumentUnitHooks<U> instrument_unit_hooks_for{
     HasShouldRun<T, U> ? +[](void* o, const U& u, const PassInfo& info) -> bool {
       if constexpr (HasShouldRun<T, U>) {
@@ -74,6 +77,8 @@ inline constexpr InstrumentUnitHooks<U> instrument_unit_hooks_for{
     HasRunAfterPipeline<T, U> ? +[](void* o, const U& u, const PipelineInfo& info) {
       if constexpr (HasRunAfterPipeline<T, U>) static_cast<T*>(o)->run_after_pipeline(u, info);
     } : nullptr,
+    // The hook phases are the list's: DynamicInstruments<IR>.
+    +[](void* o, SoloLoop<U>& loop, U u) -> U { return loop.template run<T, IR>(*static_cast<T*>(o), std::move(u)); },
 };
 
 // InstrumentUnitTables<IR>::type: T's hook table for each unit type IR lists;
@@ -82,7 +87,7 @@ inline constexpr InstrumentUnitHooks<U> instrument_unit_hooks_for{
 template <class L>
 struct InstrumentUnitTablesOf {
   using type = std::tuple<>;
-  template <class T>
+  template <class T, class IR>
   static constexpr type make() {
     return {};
   }
@@ -98,9 +103,9 @@ struct InstrumentUnitTablesOf {
 template <class... Us>
 struct InstrumentUnitTablesOf<unit_list<Us...>> {
   using type = std::tuple<const InstrumentUnitHooks<Us>*...>;
-  template <class T>
+  template <class T, class IR>
   static constexpr type make() {
-    return type{&instrument_unit_hooks_for<T, Us>...};
+    return type{&instrument_unit_hooks_for<T, Us, IR>...};
   }
   template <class T>
   static constexpr unsigned unit_mask() {
@@ -194,7 +199,7 @@ inline constexpr InstrumentVTable<IR> instrument_vtable_for{
     HasRunAfterPipelineFailed<T> ? +[](void* o, const PipelineInfo& info, std::exception_ptr error) {
       if constexpr (HasRunAfterPipelineFailed<T>) static_cast<T*>(o)->run_after_pipeline_failed(info, std::move(error));
     } : nullptr,
-    InstrumentUnitTables<IR>::template make<T>(),
+    InstrumentUnitTables<IR>::template make<T, IR>(),
     InstrumentUnitTables<IR>::template any_unit_hook<T>() || HasRunAfterPassFailed<T>,
 };
 
@@ -282,6 +287,13 @@ class AnyInstrument {
   // run_solo(loop, ir): the children of `loop` under this instrument alone
   // (DynamicSequential, when its context's list holds only this one).
   IR run_solo(detail::SoloLoop<IR>& loop, IR ir) const { return vtable_->run_solo(object_, loop, std::move(ir)); }
+  // run_solo(loop, unit): the same for the children of a nest's unit
+  // pipeline (DynamicNest, when its context's list holds only this one).
+  template <class Unit>
+    requires detail::is_unit_of<IR, Unit>
+  Unit run_solo(detail::SoloLoop<Unit>& loop, Unit unit) const {
+    return std::get<const detail::InstrumentUnitHooks<Unit>*>(vtable_->units)->run_solo(object_, loop, std::move(unit));
+  }
 
   bool has_enter_pass_ctx() const noexcept { return (vtable_->hooks & detail::hook_enter_pass_ctx) != 0; }
   bool has_exit_pass_ctx() const noexcept { return (vtable_->hooks & detail::hook_exit_pass_ctx) != 0; }

@@ -20,6 +20,10 @@
 // and the rest as UnitContext's. Under a ContextRef<Parent> (inside a
 // DynamicSequential) the unit-level hooks reach the wrapped context's
 // instruments through it (ir_traits<Parent>::unit_types lists Unit).
+// Directly under a PassContext<Parent> that lists no pass names and holds
+// no analysis manager, a unit's children run as a DynamicSequential's under
+// a list of one instrument (dynamic_sequential.hpp, solo_loop.hpp): that
+// instrument's unit-level hooks called directly, the same events.
 #pragma once
 
 #include <algorithm>

@@ -22,18 +22,24 @@
 // (detail::SoloLoop, solo_loop.hpp): its hooks are direct calls and each
 // child costs one virtual call (and, with an analysis manager, one test),
 // with the same events as the walk through the list, which takes over once
-// the list changes (tests/dynamic/solo_loop_test.cpp).
+// the list changes (tests/dynamic/solo_loop_test.cpp). So do a DynamicNest's
+// unit pipelines run directly under a PassContext<Parent> (the unit-level
+// hooks of the parent's list, its hook phases; tests/dynamic/nest_solo_loop_test.cpp),
+// unless the context holds an analysis manager (SPEC §11.13: each child
+// then runs through run(), which invalidates the unit's function results).
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <exception>
 #include <initializer_list>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "passinfra/core/nest.hpp"
 #include "passinfra/core/preserved_analyses.hpp"
 #include "passinfra/core/run.hpp"
 #include "passinfra/core/sequential.hpp"
@@ -43,16 +49,31 @@
 
 namespace passinfra {
 
+namespace detail {
+// is_dynamic_unit_context<Ctx, Unit>: Ctx is the context of a nest's unit of
+// type Unit whose nest runs directly under a PassContext<Parent>, and
+// Parent's instruments have hooks for Unit (ir_traits<Parent>::unit_types).
+template <class Ctx, class Unit>
+inline constexpr bool is_dynamic_unit_context = false;
+template <class Parent, class Unit>
+  requires is_unit_of<Parent, Unit>
+inline constexpr bool is_dynamic_unit_context<UnitContext<Parent, Unit, PassContext<Parent>>, Unit> = true;
+}  // namespace detail
+
 template <class IR>
 class DynamicSequential : public CallablePass<DynamicSequential<IR>> {
  public:
   using preserves = passinfra::preserves_all;  // SPEC §10.4
 
   DynamicSequential() = default;
-  DynamicSequential(std::initializer_list<AnyPass<IR>> passes) : passes_(passes) { depth_ = checked_depth(passes_); }
+  DynamicSequential(std::initializer_list<AnyPass<IR>> passes) : passes_(passes) {
+    depth_ = checked_depth(passes_);
+    note_children();
+  }
   explicit DynamicSequential(std::vector<AnyPass<IR>> passes, PassInfo info = Sequential<>::default_info)
       : passes_(std::move(passes)), name_(info.name), opt_level_(info.opt_level) {
     depth_ = checked_depth(passes_);
+    note_children();
   }
 
   PassInfo info() const noexcept { return {name_, opt_level_}; }
@@ -63,6 +84,7 @@ class DynamicSequential : public CallablePass<DynamicSequential<IR>> {
     detail::check_nesting_depth(depth, "DynamicSequential<IR>::push_back");
     passes_.push_back(std::move(pass));
     depth_ = depth;
+    note_child(passes_.back());
   }
   std::size_t nesting_depth() const noexcept { return depth_; }
 
@@ -91,7 +113,21 @@ class DynamicSequential : public CallablePass<DynamicSequential<IR>> {
   // its children on every unit this way).
   template <class Ctx, class Gate>
   IR run_children_gated(IR ir, Ctx& ctx, const Gate& gate) const {
-    return run_children(std::move(ir), ctx, gate);
+    if constexpr (detail::is_dynamic_unit_context<Ctx, IR>) {
+      // A unit's pipeline directly under a PassContext<Parent>, no names
+      // listed, no manager: the solo loop under the parent's list. Both
+      // ways out of line (this is inlined into the nest's loop over units).
+      if constexpr (std::is_same_v<Gate, detail::OptLevelGate>) {
+        if (ctx.nest_analyses() == nullptr) [[likely]]
+          return run_units_solo(std::move(ir), ctx, gate);
+      } else if constexpr (requires { gate.opt_level_gate(); }) {
+        if (!gate.names_listed() && ctx.nest_analyses() == nullptr) [[likely]]
+          return run_units_solo(std::move(ir), ctx, gate.opt_level_gate());
+      }
+      return run_children_general(std::move(ir), ctx, gate);
+    } else {
+      return run_children(std::move(ir), ctx, gate);
+    }
   }
 
  private:
@@ -148,15 +184,16 @@ class DynamicSequential : public CallablePass<DynamicSequential<IR>> {
       if (const std::size_t items = list.size(); items <= 1) {
         detail::SoloLoop<IR> loop{next,
                                   end,
-                                  gate.opt_level,
                                   &body_ctx,
                                   &list.generation(),
                                   list.generation(),
-                                  &solo_resume,
-                                  &solo_body_failed,
+                                  &solo_resume<>,
+                                  &solo_body_failed<>,
                                   &ctx,
                                   ctx.analysis_manager(),
-                                  detail::SinkRef<IR>(ctx.instrument_set())};
+                                  detail::SinkRef<IR>(ctx.instrument_set()),
+                                  gate.opt_level,
+                                  plain_under(gate)};
         ir = items == 1 ? list.items().front().run_solo(loop, std::move(ir))
                         : loop.run(detail::no_instrument, std::move(ir));
         next = loop.next;
@@ -170,6 +207,65 @@ class DynamicSequential : public CallablePass<DynamicSequential<IR>> {
     }
     return ir;
   }
+  // A unit's children under the parent's run-time list, as run_children_solo
+  // under the unit's own: while the list holds one instrument, its loop with
+  // the unit-level hooks (the list's hook phases); else one child at a time
+  // through the list (run(): the unit-level hooks of the outer context's set).
+  // The common case (the list holds at most one instrument and does not
+  // change) here; the rest in run_units_listed.
+  template <class UCtx>
+  [[gnu::noinline]] IR run_units_solo(IR ir, UCtx& ctx, detail::OptLevelGate gate) const {
+    using Parent = typename UCtx::parent_type;
+    const DynamicInstruments<Parent>& list = ctx.outer().instruments();
+    const std::size_t items = list.size();
+    if (items > 1 || passes_.empty()) [[unlikely]]
+      return run_units_listed(std::move(ir), ctx, gate, passes_.data());
+    ContextRef<IR> body_ctx(ctx);
+    const AnyPass<IR>* const end = passes_.data() + passes_.size();
+    detail::SoloLoop<IR> loop = unit_loop(passes_.data(), ctx, gate, body_ctx, list);
+    ir = items == 1 ? list.items().front().run_solo(loop, std::move(ir))
+                    : loop.template run<const detail::NoInstrument, Parent>(detail::no_instrument, std::move(ir));
+    if (loop.next != end) [[unlikely]]  // the list was replaced: the rest
+      return run_units_listed(std::move(ir), ctx, gate, loop.next);
+    return ir;
+  }
+  // The loop over the children from `next` of a unit with context `ctx`
+  // under the parent's `list` (no manager for units).
+  template <class UCtx, class List>
+  PASSINFRA_ALWAYS_INLINE detail::SoloLoop<IR> unit_loop(const AnyPass<IR>* next, UCtx& ctx, detail::OptLevelGate gate,
+                                                         ContextRef<IR>& body_ctx, const List& list) const {
+    return {next,
+            passes_.data() + passes_.size(),
+            &body_ctx,
+            &list.generation(),
+            list.generation(),
+            &solo_resume<UCtx>,
+            &solo_body_failed<UCtx>,
+            &ctx,
+            nullptr,
+            detail::SinkRef<IR>(),
+            gate.opt_level,
+            plain_under(gate)};
+  }
+  template <class UCtx>
+  [[gnu::noinline]] IR run_units_listed(IR ir, UCtx& ctx, detail::OptLevelGate gate, const AnyPass<IR>* next) const {
+    using Parent = typename UCtx::parent_type;
+    ContextRef<IR> body_ctx(ctx);
+    const DynamicInstruments<Parent>& list = ctx.outer().instruments();
+    const AnyPass<IR>* const end = passes_.data() + passes_.size();
+    while (next != end) {
+      if (const std::size_t items = list.size(); items <= 1) {
+        detail::SoloLoop<IR> loop = unit_loop(next, ctx, gate, body_ctx, list);
+        ir = items == 1 ? list.items().front().run_solo(loop, std::move(ir))
+                        : loop.template run<const detail::NoInstrument, Parent>(detail::no_instrument, std::move(ir));
+        next = loop.next;
+        continue;
+      }
+      ir = run_child(*next++, std::move(ir), ctx, gate, body_ctx);
+    }
+    return ir;
+  }
+
   // run_child without the analysis manager's null test: the caller knows.
   PASSINFRA_ALWAYS_INLINE IR run_child_unmanaged(const AnyPass<IR>& child, IR ir, PassContext<IR>& ctx,
                                                  detail::OptLevelGate gate, ContextRef<IR>& body_ctx) const {
@@ -180,13 +276,17 @@ class DynamicSequential : public CallablePass<DynamicSequential<IR>> {
 
   // The rest of `child`'s SPEC §3 sequence, from `from`, over the context's
   // list as it is now (a SoloLoop's list was replaced during the child).
+  // Ctx: PassContext<IR>, or a unit's context (run_units_solo; no manager).
+  template <class Ctx = PassContext<IR>>
   static IR solo_resume(const detail::SoloLoop<IR>& loop, const AnyPass<IR>& child, IR ir, detail::SoloResume from) {
-    auto& set = static_cast<PassContext<IR>*>(loop.context)->instrument_set();
+    auto& set = static_cast<Ctx*>(loop.context)->instrument_set();
     const PassInfo& info = child.info();
     if (from != detail::SoloResume::after) {
       // The loop's level on the manager is open (SoloLoop::run_loop).
       return detail::run_hooks(set, std::move(ir), info, from == detail::SoloResume::should_run, [&](IR in) {
-        if (loop.am != nullptr) return loop.managed_body(*loop.am, child, std::move(in), *loop.body_ctx);
+        if constexpr (std::is_same_v<Ctx, PassContext<IR>>) {
+          if (loop.am != nullptr) return loop.managed_body(*loop.am, child, std::move(in), *loop.body_ctx);
+        }
         return child.transform(std::move(in), *loop.body_ctx);
       });
     }
@@ -199,14 +299,28 @@ class DynamicSequential : public CallablePass<DynamicSequential<IR>> {
   }
   // A SoloLoop child's body threw: the failure hooks of the list's first
   // position (whose run_before_pass returned), through the list as it is now.
+  template <class Ctx = PassContext<IR>>
   static void solo_body_failed(const detail::SoloLoop<IR>& loop, const AnyPass<IR>& child,
                                const std::exception_ptr& error) noexcept {
-    static_cast<PassContext<IR>*>(loop.context)->instrument_set().run_after_pass_failed(child.info(), error, 0, 1);
+    static_cast<Ctx*>(loop.context)->instrument_set().run_after_pass_failed(child.info(), error, 0, 1);
   }
 
   template <class Ctx, class Gate>
   [[gnu::noinline]] IR run_children_general(IR ir, Ctx& ctx, const Gate& gate) const {
     return run_children(std::move(ir), ctx, gate);
+  }
+
+  // plain_under(gate): every child passes `gate` and requires no pass (a
+  // SoloLoop then tests neither per child).
+  bool plain_under(detail::OptLevelGate gate) const noexcept {
+    return !any_required_ && gate.opt_level >= max_child_level_;
+  }
+  void note_child(const AnyPass<IR>& pass) noexcept {
+    max_child_level_ = std::max(max_child_level_, pass.info().opt_level);
+    any_required_ = any_required_ || pass.has_required();
+  }
+  void note_children() noexcept {
+    for (const auto& p : passes_) note_child(p);
   }
 
   static std::size_t checked_depth(const std::vector<AnyPass<IR>>& passes) {
@@ -220,6 +334,10 @@ class DynamicSequential : public CallablePass<DynamicSequential<IR>> {
   std::string name_{Sequential<>::default_info.name};
   int opt_level_ = Sequential<>::default_info.opt_level;
   std::size_t depth_ = 1;
+  // The children's largest opt_level and whether one requires a pass (an
+  // AnyPass's info and requirements are fixed when it is made).
+  int max_child_level_ = std::numeric_limits<int>::min();
+  bool any_required_ = false;
 };
 
 }  // namespace passinfra

@@ -1,13 +1,17 @@
 // passinfra/dynamic/solo_loop.hpp — (detail) a DynamicSequential's children
 // run under a run-time instrument list that holds one instrument, with that
-// instrument's hooks called directly.
+// instrument's hooks called directly; and a DynamicNest's unit pipelines
+// under their parent's list (SoloLoop<Unit>::run<T, Parent>).
 //
 // The common dynamic case is one instrument (timing, say) over a pipeline.
 // Through the list, each pass costs three erased hook calls, each in a hook
 // phase of its own with the list's replacement checks. Here the loop over
 // the children is compiled once per instrument type T (AnyInstrument's table
-// holds SoloLoop<IR>::run<T>), so one erased call runs many passes, T's hooks
-// are direct (inlinable) calls and a pass costs one virtual call for its body.
+// holds SoloLoop<IR>::run<T>, and SoloLoop<U>::run<T, IR> for each unit type
+// U that IR lists), so one erased call runs many passes, T's hooks are
+// direct (inlinable) calls and a pass costs one virtual call for its body.
+// For a unit pipeline, T's hooks for the unit type are the ones called and
+// the hook phases are the parent list's (HookPhases<Parent>), as through it.
 //
 // Same behaviour as the list's own walk (SPEC §3, DynamicInstruments' rules):
 //  * the gate: the context lists no names (DynamicSequential only comes here
@@ -29,9 +33,12 @@
 //    level on the manager spans the loop instead of one per child: what a
 //    level is for is the same (in_pass() is true in every hook and body of
 //    the loop, a body's marks are taken by its own end of pass), and a child
-//    then costs the has_work() test. The loop is compiled twice per T (with
-//    and without a manager) and picks one per call, so a context without a
-//    manager runs the loop it ran before.
+//    then costs the has_work() test. The loop is compiled per T with and
+//    without a manager (a unit pipeline comes here only without one) and
+//    picks one per call, so a context without a manager runs the loop it
+//    ran before;
+//  * `plain`: every child passes the gate and requires no pass (the usual
+//    case), and the loop compiled for it tests neither per child.
 #pragma once
 
 #include <cstdint>
@@ -71,7 +78,6 @@ template <class IR>
 struct SoloLoop {
   const AnyPass<IR>* next;  // the next child; advanced as the children run
   const AnyPass<IR>* end;
-  int opt_level;                      // the context's (it lists no names)
   ContextRef<IR>* body_ctx;           // the children's bodies run under it
   const std::uint64_t* generation;    // the list's replacement count ...
   std::uint64_t generation_at_start;  // ... when the loop began
@@ -85,14 +91,29 @@ struct SoloLoop {
   void* context;
   AnalysisManager<IR>* am;    // the context's manager; null: none
   SinkRef<IR> analysis_sink;  // the context's set, for the analysis hooks
+  int opt_level;              // the context's (it lists no names)
+  // Every child from `next` on passes the gate (opt_level) and requires no
+  // pass: the loop then tests neither (DynamicSequential knows it from its
+  // children's largest opt_level and whether one requires anything).
+  bool plain;
 
-  // run(instrument, ir): the children from `next` on, under the list's one
-  // instrument (a T), until they are done or the list has been replaced.
-  template <class T>
+  // run<T[, PhaseIR]>(instrument, ir): the children from `next` on, under
+  // the list's one instrument (a T), until they are done or the list has
+  // been replaced. PhaseIR: the IR type of the list (DynamicInstruments<
+  // PhaseIR>) whose hook phases the loop's hooks run in: IR itself, or the
+  // parent of a nest's units (a unit pipeline under the parent's list,
+  // DynamicNest; no manager for units there, `am` is null).
+  template <class T, class PhaseIR = IR>
   IR run(T& instrument, IR ir) {
-    if (am != nullptr) [[unlikely]]
-      return run_loop<T, true>(instrument, std::move(ir));
-    return run_loop<T, false>(instrument, std::move(ir));
+    if constexpr (std::is_same_v<PhaseIR, IR>) {
+      if (am != nullptr) [[unlikely]] {
+        if (plain) return run_loop<T, true, true, PhaseIR>(instrument, std::move(ir));
+        return run_loop<T, true, false, PhaseIR>(instrument, std::move(ir));
+      }
+    }
+    if (plain) [[likely]]
+      return run_loop<T, false, true, PhaseIR>(instrument, std::move(ir));
+    return run_loop<T, false, false, PhaseIR>(instrument, std::move(ir));
   }
 
   // managed_body(mgr, child, ir, ctx): the child's body under the manager,
@@ -108,25 +129,34 @@ struct SoloLoop {
       mgr.drop_marks();
       throw;
     }
-    if (mgr.has_work()) [[unlikely]]
-      return end_pass(mgr, child, std::move(ir), analysis_sink);
+    if (mgr.has_work()) [[unlikely]] {
+      bool threw = false;
+      return end_pass(mgr, child, std::move(ir), analysis_sink, threw);
+    }
     return ir;
   }
 
  private:
   // The invalidation at a child's end when the manager has work; the IR
-  // passes through (so the loop keeps it in the return register).
-  [[gnu::noinline]] static IR end_pass(AnalysisManager<IR>& mgr, const AnyPass<IR>& child, IR ir, SinkRef<IR> sink) {
-    mgr.end_pass(child.preserved_analyses(), sink);
+  // passes through (so the loop keeps it in the return register). A throw
+  // sets `threw` (it is not the body's: the cache is not cleared for it).
+  [[gnu::noinline]] static IR end_pass(AnalysisManager<IR>& mgr, const AnyPass<IR>& child, IR ir, SinkRef<IR> sink,
+                                       bool& threw) {
+    try {
+      mgr.end_pass(child.preserved_analyses(), sink);
+    } catch (...) {
+      threw = true;
+      throw;
+    }
     return ir;
   }
 
-  template <class T, bool Managed>
+  template <class T, bool Managed, bool Plain, class PhaseIR>
   IR run_loop(T& instrument, IR ir);
 };
 
 template <class IR>
-template <class T, bool Managed>
+template <class T, bool Managed, bool Plain, class PhaseIR>
 IR SoloLoop<IR>::run_loop(T& instrument, IR ir) {
   constexpr bool has_early_hooks = HasShouldRun<T, IR> || HasRunBeforePass<T, IR>;
   // An empty list: no run_before_pass has returned, so a failing body tells
@@ -134,14 +164,17 @@ IR SoloLoop<IR>::run_loop(T& instrument, IR ir) {
   constexpr bool is_empty_list = std::is_same_v<std::remove_cv_t<T>, NoInstrument>;
   // The loop's state in locals: the calls below may write any memory, so
   // members would be reloaded after each; `next` is written back on exit.
+  // `body_ctx` stays a member (one load per child, where a local would be
+  // spilled and reloaded): with a manager and no gate the locals fit the
+  // callee-saved registers, and a child costs the has_work() test.
   const AnyPass<IR>* child = next;
   const AnyPass<IR>* const stop = end;
-  const int level = opt_level;
-  ContextRef<IR>& ctx = *body_ctx;
+  [[maybe_unused]] const int level = opt_level;
   const std::uint64_t* const count = generation;
   const std::uint64_t start = generation_at_start;
   AnalysisManager<IR>* const mgr = am;
   [[maybe_unused]] const SoloLevel<IR, Managed> analysis_level(mgr, analysis_sink);
+  [[maybe_unused]] bool end_pass_threw = false;
   const auto changed = [&]() PASSINFRA_LAMBDA_INLINE { return *count != start; };
   const auto leave = [&](IR out) PASSINFRA_LAMBDA_INLINE {
     next = child + 1;
@@ -149,16 +182,18 @@ IR SoloLoop<IR>::run_loop(T& instrument, IR ir) {
   };
   for (; child != stop; ++child) {
     const PassInfo& info = child->info();
-    if (level < info.opt_level) continue;
-    if (child->has_required()) [[unlikely]] {
-      ir = child->run_required(std::move(ir), ctx);
-      if (changed()) return leave(resume(*this, *child, std::move(ir), SoloResume::should_run));
+    if constexpr (!Plain) {
+      if (level < info.opt_level) continue;
+      if (child->has_required()) [[unlikely]] {
+        ir = child->run_required(std::move(ir), *body_ctx);
+        if (changed()) return leave(resume(*this, *child, std::move(ir), SoloResume::should_run));
+      }
     }
     if constexpr (has_early_hooks) {
       bool run = true;
       bool replaced_now = false;
       {
-        const HookPhaseScope<IR> phase;
+        const HookPhaseScope<PhaseIR> phase;
         if constexpr (HasShouldRun<T, IR>) {
           run = instrument.should_run(std::as_const(ir), info);
           replaced_now = changed();
@@ -175,17 +210,27 @@ IR SoloLoop<IR>::run_loop(T& instrument, IR ir) {
       }
     }
     if constexpr (Managed) {
+      // The body and the end-of-pass test in one try block (as managed_body,
+      // whose two steps g++ otherwise keeps apart with one more register
+      // move per child): only a throw of the body clears the cache.
       try {
-        ir = managed_body(*mgr, *child, std::move(ir), ctx);
+        ir = child->transform(std::move(ir), *body_ctx);
+        if (mgr->has_work()) [[unlikely]]
+          ir = end_pass(*mgr, *child, std::move(ir), analysis_sink, end_pass_threw);
       } catch (...) {
+        if (!end_pass_threw) {
+          SinkRef<IR> sink = analysis_sink;
+          mgr->clear_after_failure(sink);
+          mgr->drop_marks();
+        }
         if constexpr (!is_empty_list) body_failed(*this, *child, std::current_exception());
         throw;
       }
     } else if constexpr (is_empty_list) {
-      ir = child->transform(std::move(ir), ctx);
+      ir = child->transform(std::move(ir), *body_ctx);
     } else {
       try {
-        ir = child->transform(std::move(ir), ctx);
+        ir = child->transform(std::move(ir), *body_ctx);
       } catch (...) {
         body_failed(*this, *child, std::current_exception());
         throw;
@@ -195,7 +240,7 @@ IR SoloLoop<IR>::run_loop(T& instrument, IR ir) {
       return leave(resume(*this, *child, std::move(ir), SoloResume::after));
     if constexpr (HasRunAfterPass<T, IR>) {
       {
-        const HookPhaseScope<IR> phase;
+        const HookPhaseScope<PhaseIR> phase;
         instrument.run_after_pass(std::as_const(ir), info);
       }
       if (changed()) [[unlikely]]
