@@ -777,6 +777,57 @@ TEST_CASE("parallel nest: PassTimingInstrument places each of 300 nest runs' uni
   CHECK(threads.size() == 2);
 }
 
+TEST_CASE(
+    "parallel nest: PassTimingInstrument grafts a unit under its nest after the nest's thread ended and a new "
+    "thread took over its buffer") {
+  // A thread's buffer is found by its thread tag; a new thread with an ended
+  // one's tag (glibc reuses a joined thread's stack, and the tag is the
+  // thread pointer) takes the ended thread's buffer over. The units that ran
+  // on the worker for the ended thread's nest must still land under it.
+  pi::ThreadPool pool(1);
+  pi::BasicPassTimingInstrument<TickClock> timing;
+  {
+    auto ctx = pi::make_pass_context<UModule>({}, std::ref(timing));  // this thread records first: it owns
+    pi::run(N{}, make_umodule(nullptr, names(4)), ctx);
+  }
+  const void* ended_tag = nullptr;
+  Rendezvous r;
+  Script script;
+  script.rendezvous = &r;
+  script.waits_for = {{"@f0", "@f1"}};  // f1 runs on the worker while f0 waits: grafted
+  std::thread ended([&] {
+    ended_tag = pi::detail::thread_tag();
+    auto ctx = pi::make_pass_context<UModule>({.executor = pool}, std::ref(timing));
+    g_script = &script;
+    pi::run(N{}, make_umodule(nullptr, names(4)), ctx);
+    g_script = nullptr;
+  });
+  ended.join();
+  REQUIRE(script.timeouts == 0);
+  bool took_over = false;
+  for (int attempt = 0; attempt < 20 && !took_over; ++attempt) {
+    std::thread next([&] {
+      if (pi::detail::thread_tag() != ended_tag) return;
+      took_over = true;
+      auto ctx = pi::make_pass_context<UModule>({}, std::ref(timing));
+      pi::run(N{}, make_umodule(nullptr, names(4)), ctx);
+    });
+    next.join();
+  }
+  if (!took_over) {
+    MESSAGE("no new thread got the ended thread's tag in 20 tries: the take-over is not tested on this system");
+    return;
+  }
+  const auto profile = timing.profile();
+  REQUIRE(profile.size() == 3);  // three nest runs; none of the worker's units left at the top level
+  std::set<unsigned> threads;
+  for (const auto& run : profile) {
+    CHECK(shape({run}) == expected_unit_shape(4));
+    for (const auto& unit : run.children) threads.insert(unit.thread);
+  }
+  CHECK(threads.size() >= 3);  // the owner, the ended thread (and its successor), the worker
+}
+
 TEST_CASE("parallel nest: a failing unit's timing entry is closed and marked failed") {
   pi::ThreadPool pool(1);
   Script script;

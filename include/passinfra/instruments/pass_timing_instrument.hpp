@@ -539,6 +539,10 @@ struct TimingBuffer {
   const void* thread = nullptr;  // thread_tag() of its thread
   unsigned index = 0;            // 1-based, in order of first use
   std::uint32_t ordinal = 0;     // passinfra::thread_ordinal() of its thread (for a nest's units, SPEC §11.7)
+  // The ordinals of ended threads whose buffer this was: a thread with an
+  // ended one's tag takes its buffer over, and a unit that another thread ran
+  // for the ended thread's nest still finds the nest's entry here.
+  std::vector<std::uint32_t> earlier_ordinals;
   TimingEntry* open = nullptr;   // the innermost running entry, or the sentinel
   TimingEntry* next = nullptr;   // where the next entry goes
   TimingEntry* limit = nullptr;  // the end of the array
@@ -559,6 +563,18 @@ struct TimingBuffer {
   void clear() noexcept {
     next = entries.get() + 1;
     open = entries.get();
+    earlier_ordinals.clear();  // their entries, and the units that point at them, are gone
+  }
+  void set_ordinal(std::uint32_t o) {
+    if (ordinal != 0 && ordinal != o) earlier_ordinals.push_back(ordinal);
+    ordinal = o;
+  }
+  bool ran_on(std::uint32_t o) const noexcept {
+    if (ordinal == o) return true;
+    for (const std::uint32_t e : earlier_ordinals) {
+      if (e == o) return true;
+    }
+    return false;
   }
   [[gnu::noinline]] void grow() {
     const std::size_t used = entries ? static_cast<std::size_t>(next - entries.get()) : 0;
@@ -787,12 +803,12 @@ class BasicPassTimingInstrument {
     for (const auto& b : state_->buffers) {
       if (b->thread == self) found = b.get();  // a thread that ended left it to us
     }
-    if (found != nullptr) found->ordinal = thread_ordinal();
+    if (found != nullptr) found->set_ordinal(thread_ordinal());
     if (found == nullptr) {
       if (!create) return nullptr;
       auto made = detail::TimingBuffer::make(self, static_cast<unsigned>(state_->buffers.size() + 1));
       found = made.get();
-      found->ordinal = thread_ordinal();
+      found->set_ordinal(thread_ordinal());
       state_->buffers.push_back(std::move(made));
     }
     if (owner_ == nullptr) {
@@ -875,7 +891,7 @@ class BasicPassTimingInstrument {
 
   [[gnu::noinline]] void open_unit(const PipelineInfo& info) {
     detail::TimingBuffer& b = *buffer(true);
-    if (info.thread == info.parent_thread) b.ordinal = info.thread;  // a thread reusing a dead one's buffer
+    if (info.thread == info.parent_thread) b.set_ordinal(info.thread);  // a thread reusing an ended one's buffer
     const std::string* name = b.intern(info.unit_name);
     if (b.next == b.limit) [[unlikely]]
       b.grow();
@@ -961,7 +977,7 @@ class BasicPassTimingInstrument {
     const auto& buffers = state_->buffers;
     std::size_t p = buffers.size();
     for (std::size_t k = 0; k < buffers.size(); ++k) {
-      if (buffers[k]->ordinal == g.unit_parent_thread()) p = k;
+      if (buffers[k]->ran_on(g.unit_parent_thread())) p = k;
     }
     if (p == buffers.size()) return std::nullopt;
     const detail::TimingBuffer& b = *buffers[p];
