@@ -212,7 +212,9 @@ class DynamicSequential : public CallablePass<DynamicSequential<IR>> {
   // the unit-level hooks (the list's hook phases); else one child at a time
   // through the list (run(): the unit-level hooks of the outer context's set).
   // The common case (the list holds at most one instrument and does not
-  // change) here; the rest in run_units_listed.
+  // change) here, the rest in run_units_listed: one loop over both (the
+  // shape of run_children_solo) measured nest_dyn_one 283.3 Ir per unit
+  // against 271.3 (nest_callgrind, g++ -O3).
   template <class UCtx>
   [[gnu::noinline]] IR run_units_solo(IR ir, UCtx& ctx, detail::OptLevelGate gate) const {
     using Parent = typename UCtx::parent_type;
