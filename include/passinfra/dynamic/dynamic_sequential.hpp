@@ -287,7 +287,9 @@ class DynamicSequential : public CallablePass<DynamicSequential<IR>> {
       // The loop's level on the manager is open (SoloLoop::run_loop).
       return detail::run_hooks(set, std::move(ir), info, from == detail::SoloResume::should_run, [&](IR in) {
         if constexpr (std::is_same_v<Ctx, PassContext<IR>>) {
-          if (loop.am != nullptr) return loop.managed_body(*loop.am, child, std::move(in), *loop.body_ctx);
+          bool end_pass_threw = false;
+          if (loop.am != nullptr)
+            return loop.managed_body(*loop.am, child, std::move(in), *loop.body_ctx, end_pass_threw, [] {});
         }
         return child.transform(std::move(in), *loop.body_ctx);
       });

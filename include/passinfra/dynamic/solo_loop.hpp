@@ -116,22 +116,29 @@ struct SoloLoop {
     return run_loop<T, false, false, PhaseIR>(instrument, std::move(ir));
   }
 
-  // managed_body(mgr, child, ir, ctx): the child's body under the manager,
+  // managed_body(mgr, child, ir, ctx, end_pass_threw, failed): the child's body under the manager,
   // inside a level: on a throw the cache is cleared and the level's marks
   // dropped (SPEC §10.6); on return the invalidation with the child's
   // declaration and its marks (SPEC §10.4).
-  IR managed_body(AnalysisManager<IR>& mgr, const AnyPass<IR>& child, IR ir, ContextRef<IR>& ctx) const {
+  // `failed()` runs last on any throw (the loop's failure hooks). The body
+  // and the end-of-pass test share one try block: g++ keeps two apart with
+  // one more register move per child. `end_pass_threw` (false on entry) is
+  // the caller's, so that a loop sets it once, not once per child.
+  template <class Failed>
+  PASSINFRA_ALWAYS_INLINE IR managed_body(AnalysisManager<IR>& mgr, const AnyPass<IR>& child, IR ir,
+                                          ContextRef<IR>& ctx, bool& end_pass_threw, Failed&& failed) const {
     try {
       ir = child.transform(std::move(ir), ctx);
+      if (mgr.has_work()) [[unlikely]]
+        ir = end_pass(mgr, child, std::move(ir), analysis_sink, end_pass_threw);
     } catch (...) {
-      SinkRef<IR> sink = analysis_sink;
-      mgr.clear_after_failure(sink);
-      mgr.drop_marks();
+      if (!end_pass_threw) {  // only a throw of the body clears the cache
+        SinkRef<IR> sink = analysis_sink;
+        mgr.clear_after_failure(sink);
+        mgr.drop_marks();
+      }
+      failed();
       throw;
-    }
-    if (mgr.has_work()) [[unlikely]] {
-      bool threw = false;
-      return end_pass(mgr, child, std::move(ir), analysis_sink, threw);
     }
     return ir;
   }
@@ -170,11 +177,11 @@ IR SoloLoop<IR>::run_loop(T& instrument, IR ir) {
   const AnyPass<IR>* child = next;
   const AnyPass<IR>* const stop = end;
   [[maybe_unused]] const int level = opt_level;
+  [[maybe_unused]] bool end_pass_threw = false;  // set only as an exception leaves the loop
   const std::uint64_t* const count = generation;
   const std::uint64_t start = generation_at_start;
   AnalysisManager<IR>* const mgr = am;
   [[maybe_unused]] const SoloLevel<IR, Managed> analysis_level(mgr, analysis_sink);
-  [[maybe_unused]] bool end_pass_threw = false;
   const auto changed = [&]() PASSINFRA_LAMBDA_INLINE { return *count != start; };
   const auto leave = [&](IR out) PASSINFRA_LAMBDA_INLINE {
     next = child + 1;
@@ -210,22 +217,9 @@ IR SoloLoop<IR>::run_loop(T& instrument, IR ir) {
       }
     }
     if constexpr (Managed) {
-      // The body and the end-of-pass test in one try block (as managed_body,
-      // whose two steps g++ otherwise keeps apart with one more register
-      // move per child): only a throw of the body clears the cache.
-      try {
-        ir = child->transform(std::move(ir), *body_ctx);
-        if (mgr->has_work()) [[unlikely]]
-          ir = end_pass(*mgr, *child, std::move(ir), analysis_sink, end_pass_threw);
-      } catch (...) {
-        if (!end_pass_threw) {
-          SinkRef<IR> sink = analysis_sink;
-          mgr->clear_after_failure(sink);
-          mgr->drop_marks();
-        }
+      ir = managed_body(*mgr, *child, std::move(ir), *body_ctx, end_pass_threw, [&]() noexcept {
         if constexpr (!is_empty_list) body_failed(*this, *child, std::current_exception());
-        throw;
-      }
+      });
     } else if constexpr (is_empty_list) {
       ir = child->transform(std::move(ir), *body_ctx);
     } else {
