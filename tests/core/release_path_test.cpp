@@ -91,6 +91,72 @@ TEST_CASE("release path: listed names take the general gate in the same build") 
   CHECK(out.trail == std::vector<std::string>{"Low", "High", "Req", "NeedsReq"});
 }
 
+// The general path runs the children from a constant table: a stateful
+// child runs as itself (its state, its per-object PassInfo), a stateless one
+// as a value made for the call, each after its required passes: the same
+// children and events as the fast path.
+namespace {
+struct Keeps {  // stateful: a member the body reads, an address it records
+  int k = 0;
+  mutable const Keeps* seen = nullptr;
+  static constexpr PassInfo info{"Keeps", 0};
+  TestIR transform(TestIR ir, auto&) const {
+    seen = this;
+    ir.value += k;
+    ir.trail.push_back("Keeps" + std::to_string(k));
+    return ir;
+  }
+};
+struct AddN {  // stateful, with a per-object PassInfo
+  int n = 1;
+  PassInfo info() const { return {"AddN", n}; }
+  TestIR transform(TestIR ir, auto&) const {
+    ir.value += 10 * n;
+    ir.trail.push_back("AddN" + std::to_string(n));
+    return ir;
+  }
+};
+}  // namespace
+
+TEST_CASE("release path: the general path runs stateful children as themselves, stateless ones made") {
+  static_assert(passinfra::detail::stateless_child<Low> && passinfra::detail::stateless_child<NeedsReq>);
+  static_assert(!passinfra::detail::stateless_child<Keeps> && !passinfra::detail::stateless_child<AddN>);
+  const passinfra::Sequential seq{
+      Low{}, Keeps{7}, AddN{2}, NeedsReq{}, passinfra::sequential({"Inner", 1}, Keeps{5}, AddN{3}), Mid{}};
+  const std::string events =
+      "A should_run sequential,A run_before_pass sequential,A should_run Low,A run_before_pass Low,Low,"
+      "A run_after_pass Low,A should_run Keeps,A run_before_pass Keeps,A run_after_pass Keeps,"
+      "A should_run AddN,A run_before_pass AddN,A run_after_pass AddN,"
+      "A should_run Req,A run_before_pass Req,Req,A run_after_pass Req,"
+      "A should_run NeedsReq,A run_before_pass NeedsReq,NeedsReq,A run_after_pass NeedsReq,"
+      "A should_run Inner,A run_before_pass Inner,A should_run Keeps,A run_before_pass Keeps,"
+      "A run_after_pass Keeps,A should_run AddN,A run_before_pass AddN,A run_after_pass AddN,"
+      "A run_after_pass Inner,A should_run Mid,A run_before_pass Mid,Mid,A run_after_pass Mid,"
+      "A run_after_pass sequential";
+  for (const bool listed : {false, true}) {
+    CAPTURE(listed);
+    EventLog log;
+    auto a = recorder("A", log);
+    passinfra::PassContextOptions options{.opt_level = 3};
+    if (listed) options.disabled_pass = {"NotAChild"};  // a listed name: the general path
+    auto ctx = passinfra::make_pass_context<TestIR>(std::move(options), std::ref(a));
+    const TestIR out = passinfra::run(seq, TestIR{&log}, ctx);
+    CHECK(out.trail == std::vector<std::string>{"Low", "Keeps7", "AddN2", "Req", "NeedsReq", "Keeps5", "AddN3", "Mid"});
+    CHECK(out.value == 7 + 20 + 5 + 30);
+    CHECK(seq.child<1>().seen == &seq.child<1>());  // the child itself, not a copy
+    CHECK(join(log.events, ",") == events);
+  }
+  // Listed names gate the children from the table as inline: per-object
+  // names (the nested Sequential's, AddN's), a required pass, opt_levels.
+  auto ctx = passinfra::make_pass_context<TestIR>(
+      {.opt_level = 0, .required_pass = {"Inner", "Mid"}, .disabled_pass = {"AddN", "Keeps"}});
+  const TestIR out = passinfra::run(seq, TestIR{nullptr}, ctx);
+  CHECK(out.trail == std::vector<std::string>{"Low", "Mid"});
+  auto ctx2 = passinfra::make_pass_context<TestIR>({.opt_level = 2, .disabled_pass = {"Keeps"}});
+  CHECK(passinfra::run(seq, TestIR{nullptr}, ctx2).trail ==
+        std::vector<std::string>{"Low", "AddN2", "Req", "NeedsReq", "Mid"});
+}
+
 TEST_CASE("release path: a vetoing should_run and an opt_level skip leave no other event") {
   EventLog log;
   auto a = recorder("A", log);

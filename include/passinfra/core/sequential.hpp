@@ -81,27 +81,61 @@ PASSINFRA_ALWAYS_INLINE decltype(auto) child_info(const C& child) {
 
 // The general path of a Sequential (a context that lists pass names, or
 // whose instruments were cleared before the run) as a loop over a table of
-// its children instead of a second inline copy of each: one ChildEntry per
-// child (its PassInfo and two small functions), and one loop per context
-// type, shared by every Sequential run under it. The inline copy stays the
-// common case (PassEnabled is the opt_level compare, hooks on); this keeps
-// the compile time of the rare one off the children (issue 18).
+// its children instead of a second inline copy of each, and one loop per
+// context type, shared by every Sequential run under it. The inline copy
+// stays the common case (PassEnabled is the opt_level compare, hooks on);
+// this keeps the compile time of the rare one off the children (issue 18).
+//
+// The table is a constant (child_table: data, no code per child), one row
+// per child type: its PassInfo when the type has a static one, and small
+// functions that run the child given its address. A stateless child (an
+// empty type, trivially made and destroyed) has no address in the table:
+// its functions make one where they run it, so a Sequential of stateless
+// children passes no addresses at all. A table built at run time (N
+// initializers in one function) cost g++ about 6 ms per child, an array of N
+// addresses alone about 3 (benchmarks/compile_time.sh's seq_200.cpp: 4.3 s,
+// 3.7 s and 3.0 s); the constant table costs nothing measurable.
+template <class C>
+inline constexpr bool stateless_child =
+    std::is_empty_v<C> && std::is_trivially_default_constructible_v<C> && std::is_trivially_destructible_v<C>;
+
 template <class IR, class Ctx, class Gate>
 struct ChildEntry {
-  const void* child;
-  PassInfo info;
+  PassInfo info;                               // the type's static PassInfo (object_info null)
+  PassInfo (*object_info)(const void* child);  // else the object's: info_of<C>(child)
   IR (*transform)(const void* child, IR ir, Ctx& ctx);
   IR (*run_required)(const void* child, IR ir, Ctx& ctx, const Gate& gate);  // null: it requires nothing
 };
 
+// The table's functions: a stateless child is made here (a const value),
+// any other is read from its address.
 template <class C, class IR, class Ctx>
 IR transform_entry(const void* child, IR ir, Ctx& ctx) {
-  return static_cast<const C*>(child)->transform(std::move(ir), ctx);
+  if constexpr (stateless_child<C>) {
+    const C made{};
+    return made.transform(std::move(ir), ctx);
+  } else {
+    return static_cast<const C*>(child)->transform(std::move(ir), ctx);
+  }
 }
 template <class C, class IR, class Ctx, class Gate>
 IR run_required_entry(const void* child, IR ir, Ctx& ctx, const Gate& gate) {
   auto&& hooks = hook_view(ctx.instrument_set());
-  return run_required_gated(*static_cast<const C*>(child), std::move(ir), ctx, gate, hooks);
+  if constexpr (stateless_child<C>) {
+    const C made{};
+    return run_required_gated(made, std::move(ir), ctx, gate, hooks);
+  } else {
+    return run_required_gated(*static_cast<const C*>(child), std::move(ir), ctx, gate, hooks);
+  }
+}
+template <class C>
+PassInfo object_info_entry(const void* child) {
+  if constexpr (stateless_child<C>) {
+    const C made{};
+    return info_of<C>(made);
+  } else {
+    return info_of<C>(*static_cast<const C*>(child));
+  }
 }
 
 // table_runnable<C, IR, Ctx>(): the child runs through run_child (inline)
@@ -132,11 +166,27 @@ consteval bool requires_passes_at_run() {
 }
 
 template <class IR, class Ctx, class Gate, class C>
-PASSINFRA_ALWAYS_INLINE ChildEntry<IR, Ctx, Gate> child_entry(const C& child) {
-  if constexpr (requires_passes_at_run<C, IR, Ctx>()) {
-    return {&child, info_of<C>(child), &transform_entry<C, IR, Ctx>, &run_required_entry<C, IR, Ctx, Gate>};
+consteval ChildEntry<IR, Ctx, Gate> child_entry() {
+  ChildEntry<IR, Ctx, Gate> entry{{}, nullptr, &transform_entry<C, IR, Ctx>, nullptr};
+  if constexpr (std::is_base_of_v<PassInfo, std::remove_cvref_t<decltype(info_of<C>)>>) {
+    entry.info = info_of<C>;
   } else {
-    return {&child, info_of<C>(child), &transform_entry<C, IR, Ctx>, nullptr};
+    entry.object_info = &object_info_entry<C>;
+  }
+  if constexpr (requires_passes_at_run<C, IR, Ctx>()) entry.run_required = &run_required_entry<C, IR, Ctx, Gate>;
+  return entry;
+}
+template <class IR, class Ctx, class Gate, class... Cs>
+inline constexpr ChildEntry<IR, Ctx, Gate> child_table[sizeof...(Cs)] = {child_entry<IR, Ctx, Gate, Cs>()...};
+
+// child_address(child): what the table's functions get for it (nothing for
+// a stateless child).
+template <class C>
+PASSINFRA_ALWAYS_INLINE const void* child_address(const C& child) {
+  if constexpr (stateless_child<C>) {
+    return nullptr;
+  } else {
+    return &child;
   }
 }
 
@@ -158,16 +208,19 @@ PASSINFRA_ALWAYS_INLINE IR run_child(Hooks& hooks, const Gate& gate, [[maybe_unu
   }
 }
 
-// SPEC §4 for each child of the table, in order.
+// SPEC §4 for each child of the table, in order; `children` holds their
+// addresses (null: all are stateless).
 template <class IR, class Ctx, class Gate>
 [[gnu::noinline, gnu::cold]] IR run_entries(IR ir, Ctx& ctx, const Gate& gate, const ChildEntry<IR, Ctx, Gate>* entries,
-                                            std::size_t n) {
+                                            const void* const* children, std::size_t n) {
   auto&& hooks = hook_view(ctx.instrument_set());
   for (std::size_t i = 0; i < n; ++i) {
     const ChildEntry<IR, Ctx, Gate>& entry = entries[i];
-    if (!gate.pass_enabled(entry.info)) continue;
-    if (entry.run_required != nullptr) ir = entry.run_required(entry.child, std::move(ir), ctx, gate);
-    ir = run_child(hooks, gate, entry.info, std::move(ir), ctx, entry.transform, entry.child);
+    const void* child = children != nullptr ? children[i] : nullptr;
+    const PassInfo info = entry.object_info != nullptr ? entry.object_info(child) : entry.info;
+    if (!gate.pass_enabled(info)) continue;
+    if (entry.run_required != nullptr) ir = entry.run_required(child, std::move(ir), ctx, gate);
+    ir = run_child(hooks, gate, info, std::move(ir), ctx, entry.transform, child);
   }
   return ir;
 }
@@ -336,11 +389,15 @@ class Sequential : public CallablePass<Sequential<Ps...>> {
     const auto gate = detail::gate_of(ctx);
     using Gate = std::remove_cvref_t<decltype(gate)>;
     if constexpr (sizeof...(Ps) > 0 && detail::all_true<detail::table_runnable<Ps, IR, Ctx>()...>()) {
-      const auto entries = [&]<std::size_t... I>(std::index_sequence<I...>) {
-        return std::array<detail::ChildEntry<IR, Ctx, Gate>, sizeof...(Ps)>{
-            detail::child_entry<IR, Ctx, Gate>(detail::get<I>(passes_))...};
-      }(std::index_sequence_for<Ps...>{});
-      return detail::run_entries(std::move(ir), ctx, gate, entries.data(), entries.size());
+      const auto& table = detail::child_table<IR, Ctx, Gate, Ps...>;
+      if constexpr (detail::all_true<detail::stateless_child<Ps>...>()) {
+        return detail::run_entries(std::move(ir), ctx, gate, table, nullptr, sizeof...(Ps));
+      } else {
+        const auto children = [&]<std::size_t... I>(std::index_sequence<I...>) {
+          return std::array<const void*, sizeof...(Ps)>{detail::child_address(detail::get<I>(passes_))...};
+        }(std::index_sequence_for<Ps...>{});
+        return detail::run_entries(std::move(ir), ctx, gate, table, children.data(), sizeof...(Ps));
+      }
     } else {
       return run_children(std::move(ir), ctx, gate);
     }
