@@ -89,7 +89,7 @@ PASSINFRA_ALWAYS_INLINE decltype(auto) child_info(const C& child) {
 // The table is a constant (child_table: data, no code per child), one row
 // per child type: its PassInfo when the type has a static one, and small
 // functions that run the child given its address. A stateless child (an
-// empty type, trivially made and destroyed) has no address in the table:
+// empty type, trivially made and copied) has no address in the table:
 // its functions make one where they run it, so a Sequential of stateless
 // children passes no addresses at all. A table built at run time (N
 // initializers in one function) cost g++ about 6 ms per child, an array of N
@@ -97,7 +97,7 @@ PASSINFRA_ALWAYS_INLINE decltype(auto) child_info(const C& child) {
 // 3.7 s and 3.0 s); the constant table costs nothing measurable.
 template <class C>
 inline constexpr bool stateless_child =
-    std::is_empty_v<C> && std::is_trivially_default_constructible_v<C> && std::is_trivially_destructible_v<C>;
+    is_empty_type<C> && is_trivially_default_constructible_type<C> && is_trivially_copyable_type<C>;
 
 template <class IR, class Ctx, class Gate>
 struct ChildEntry {
@@ -283,7 +283,7 @@ class Sequential : public CallablePass<Sequential<Ps...>> {
   using preserves = passinfra::preserves_all;  // SPEC §10.4
 
   constexpr Sequential()
-    requires(detail::all_true<std::is_default_constructible_v<Ps>...>())
+    requires(detail::all_true<detail::is_default_constructible_type<Ps>...>())
   = default;
 
   constexpr explicit Sequential(Ps... passes)
