@@ -22,6 +22,8 @@
 #include <string_view>
 #include <vector>
 
+#include "passinfra/core/error.hpp"  // detail::concat, detail::DecimalText
+
 namespace passinfra::detail {
 
 // min_of / max_of: std::min / std::max without <algorithm>.
@@ -127,7 +129,7 @@ inline std::string clipped(std::string_view text) {
   if (text.size() <= max_quoted_length) return std::string(text);
   std::size_t cut = max_quoted_length;
   while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-  return std::string(text.substr(0, cut)) + "... (" + std::to_string(text.size()) + " bytes)";
+  return concat({text.substr(0, cut), "... (", DecimalText(static_cast<long long>(text.size())).view(), " bytes)"});
 }
 
 template <class Range>
