@@ -12,7 +12,6 @@
 #pragma once
 
 #include <cstddef>
-#include <iterator>
 #include <string>
 #include <string_view>
 #include <utility>
