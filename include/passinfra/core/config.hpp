@@ -147,7 +147,8 @@ struct ConfigRegistry {
 // validation, its messages and its did-you-mean search.
 inline std::atomic<void (*)(Config&)> config_validator{nullptr};
 
-inline ConfigRegistry& config_registry() {
+template <class = void>
+ConfigRegistry& config_registry() {
   static ConfigRegistry registry;
   return registry;
 }
@@ -368,7 +369,8 @@ template <class = void>
                       "'; expected a registered option; no keys are registered"}));
 }
 
-inline void check_config(Config& config) {
+template <class = void>
+void check_config(Config& config) {
   if (config.empty()) return;
   if (void (*validate)(Config&) = config_validator.load(std::memory_order_acquire)) {
     validate(config);
