@@ -147,7 +147,8 @@ struct ConfigRegistry {
 // validation, its messages and its did-you-mean search.
 inline std::atomic<void (*)(Config&)> config_validator{nullptr};
 
-inline ConfigRegistry& config_registry() {
+template <class = void>
+ConfigRegistry& config_registry() {
   static ConfigRegistry registry;
   return registry;
 }
@@ -360,14 +361,22 @@ void set_config_validator() noexcept {
 // (config), called through the registry's pointer. With no option registered
 // the pointer is null and every key is unknown (validate_config's message
 // for an empty registry).
-inline void check_config(Config& config) {
+// The message is a cold template: a translation unit that makes a context
+// compiles it only then, and out of the constructor's way.
+template <class = void>
+[[noreturn, gnu::cold, gnu::noinline]] void reject_unregistered_config(const Config& config) {
+  throw Error(concat({"unknown config key '", clipped(config.front().key),
+                      "'; expected a registered option; no keys are registered"}));
+}
+
+template <class = void>
+void check_config(Config& config) {
   if (config.empty()) return;
   if (void (*validate)(Config&) = config_validator.load(std::memory_order_acquire)) {
     validate(config);
     return;
   }
-  throw Error("unknown config key '" + clipped(config.front().key) +
-              "'; expected a registered option; no keys are registered");
+  reject_unregistered_config(config);
 }
 
 }  // namespace detail

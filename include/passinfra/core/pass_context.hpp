@@ -107,12 +107,30 @@ std::vector<Ctx*>& context_stack() {
   return stack;
 }
 
-inline void check_names(const std::vector<std::string>& names, std::string_view field) {
+// Whether a list of pass names holds an empty one (PassContextOptions
+// requires names).
+inline bool has_empty_name(const std::vector<std::string>& names) noexcept {
   for (const auto& name : names) {
-    if (name.empty()) {
-      throw Error("PassContextOptions::" + std::string(field) + " contains an empty name; expected pass names");
-    }
+    if (name.empty()) return true;
   }
+  return false;
+}
+
+// reject_options(opt_level, required): throws the Error for the first bad
+// field of PassContextOptions (called only when one is: opt_level, else
+// required_pass if it holds an empty name, else disabled_pass). Cold,
+// and a template so that a translation unit compiles its messages only when
+// it makes a context; one function for every message keeps what a context's
+// constructor compiles small (issue 18: the constructor's inlined messages
+// were most of the cost of a translation unit that makes one context).
+template <class = void>
+[[noreturn, gnu::cold, gnu::noinline]] void reject_options(int opt_level, const std::vector<std::string>& required) {
+  if (opt_level < 0) {
+    throw Error(concat({"PassContextOptions::opt_level is ", DecimalText(opt_level).view(),
+                        "; expected a non-negative level (TVM uses 0 to 4)"}));
+  }
+  throw Error(concat({"PassContextOptions::", has_empty_name(required) ? "required_pass" : "disabled_pass",
+                      " contains an empty name; expected pass names"}));
 }
 
 // Lists of pass names longer than this are looked up through a hash table
@@ -273,12 +291,9 @@ class PassContext {
         config_(std::move(options.config)),
         executor_(options.executor),
         instruments_(std::move(instruments)) {
-    if (opt_level_ < 0) {
-      throw Error("PassContextOptions::opt_level is " + std::to_string(opt_level_) +
-                  "; expected a non-negative level (TVM uses 0 to 4)");
+    if (opt_level_ < 0 || detail::has_empty_name(required_) || detail::has_empty_name(disabled_)) [[unlikely]] {
+      detail::reject_options(opt_level_, required_);
     }
-    detail::check_names(required_, "required_pass");
-    detail::check_names(disabled_, "disabled_pass");
     detail::check_config(config_);  // validate_config, through a pointer (config.hpp)
     has_required_ = !required_.empty();
     names_listed_ = has_required_ || !disabled_.empty();

@@ -47,10 +47,14 @@ namespace passinfra {
 namespace detail {
 
 // KeyList: a constant array of keys (viewed) and keys added at run time.
-class KeyList {
+// (A class template, KeyList below, and PreservedAnalyses's members that
+// add keys are templates too: a translation unit compiles the vectors they
+// grow only when it builds a PreservedAnalyses that way. Issue 18.)
+template <class = void>
+class BasicKeyList {
  public:
-  constexpr KeyList() noexcept = default;
-  constexpr explicit KeyList(std::span<const AnalysisKey> fixed) noexcept : fixed_(fixed) {}
+  constexpr BasicKeyList() noexcept = default;
+  constexpr explicit BasicKeyList(std::span<const AnalysisKey> fixed) noexcept : fixed_(fixed) {}
 
   constexpr bool empty() const noexcept { return fixed_.empty() && added_.empty(); }
   constexpr bool contains(AnalysisKey key) const noexcept {
@@ -65,7 +69,7 @@ class KeyList {
   constexpr void add(AnalysisKey key) {
     if (!contains(key)) added_.push_back(key);
   }
-  void add_all(const KeyList& other) {
+  void add_all(const BasicKeyList& other) {
     other.for_each([&](AnalysisKey k) { add(k); });
   }
   template <class F>
@@ -85,7 +89,7 @@ class KeyList {
     }
     return false;
   }
-  bool same_keys(const KeyList& other) const {
+  bool same_keys(const BasicKeyList& other) const {
     bool same = true;
     std::size_t n = 0;
     for_each([&](AnalysisKey k) {
@@ -101,6 +105,8 @@ class KeyList {
   std::span<const AnalysisKey> fixed_{};
   std::vector<AnalysisKey> added_{};
 };
+
+using KeyList = BasicKeyList<>;
 
 }  // namespace detail
 
@@ -130,6 +136,7 @@ class PreservedAnalyses {
     (preserve(analysis_key<Ts>), ...);
     return *this;
   }
+  template <class = void>
   PreservedAnalyses& preserve(AnalysisKey key) {
     if (key.is_analysis()) {
       named_.add(key);
@@ -149,6 +156,7 @@ class PreservedAnalyses {
     (abandon(analysis_key<As>), ...);
     return *this;
   }
+  template <class = void>
   PreservedAnalyses& abandon(AnalysisKey key) {
     abandoned_.add(key);
     return *this;
@@ -171,6 +179,7 @@ class PreservedAnalyses {
   constexpr bool has_abandoned() const noexcept { return !abandoned_.empty(); }
 
   // intersect(b): afterwards preserved<A>() is true iff it was true for both.
+  template <class = void>
   PreservedAnalyses& intersect(const PreservedAnalyses& b) {
     abandoned_.add_all(b.abandoned_);
     if (b.all_) return *this;
@@ -202,6 +211,7 @@ class PreservedAnalyses {
   // unite(b): afterwards preserved<A>() is true iff A is abandoned by
   // neither and preserved (abandons aside) by either. What run() does with
   // a pass's declaration and the marks its body made.
+  template <class = void>
   PreservedAnalyses& unite(const PreservedAnalyses& b) {
     abandoned_.add_all(b.abandoned_);
     all_ = all_ || b.all_;
@@ -256,10 +266,12 @@ class PreservedAnalyses {
     return true;
   }
   // A tag joins every clause: (C1 & C2) | T == (C1 | T) & (C2 | T).
+  template <class = void>
   void add_group(AnalysisKey key) {
     groups_.add(key);
     for (auto& clause : more_groups_) clause.add(key);
   }
+  template <class = void>
   void add_clause(const detail::KeyList& clause) {
     if (groups_.same_keys(clause)) return;
     for (const auto& c : more_groups_) {
@@ -267,6 +279,7 @@ class PreservedAnalyses {
     }
     more_groups_.push_back(clause);
   }
+  template <class = void>
   std::vector<detail::KeyList> clauses() const {
     std::vector<detail::KeyList> out;
     if (groups_.empty()) return out;

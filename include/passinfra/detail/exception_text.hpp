@@ -8,7 +8,10 @@
 
 namespace passinfra::detail {
 
-inline std::string describe(const std::exception_ptr& error) {
+// (A template, called as describe(error), like the other cold helpers: a
+// translation unit compiles it only when it uses it.)
+template <class = void>
+std::string describe(const std::exception_ptr& error) {
   if (!error) return "no exception";
   try {
     std::rethrow_exception(error);

@@ -98,12 +98,17 @@ struct ForkJoinResult {
   }
 };
 
-class ForkJoinState {
+// ForkJoinState and ForkJoinHelper are class templates (one instance each,
+// through the aliases below) so that a translation unit compiles their
+// members only when it runs a parallel nest: their inline bodies reach
+// std::atomic::wait and std::vector<ForkJoinFailure> (issue 18).
+template <class = void>
+class BasicForkJoinState {
  public:
   using RunFn = void (*)(void* run_unit, std::size_t index);
 
   // Never throws after construction; construction allocates `errors_`.
-  ForkJoinState(std::size_t n, void* run_unit, RunFn run) : n_(n), run_unit_(run_unit), run_(run), errors_(n) {}
+  BasicForkJoinState(std::size_t n, void* run_unit, RunFn run) : n_(n), run_unit_(run_unit), run_(run), errors_(n) {}
 
   // The caller's reference plus one per task.
   void add_ref() noexcept { refs_.fetch_add(1, std::memory_order_relaxed); }
@@ -155,7 +160,7 @@ class ForkJoinState {
   static constexpr std::size_t kMaxHelpers = kClosed >> 1;
 
  private:
-  ~ForkJoinState() = default;
+  ~BasicForkJoinState() = default;
 
   void run_units() noexcept {
     for (;;) {
@@ -184,15 +189,18 @@ class ForkJoinState {
   std::atomic<unsigned> active_{0};  // helpers inside run_units, | kClosed once the caller closed
 };
 
+using ForkJoinState = BasicForkJoinState<>;
+
 // The callable an ExecutorTask holds: one reference to the state.
-class ForkJoinHelper {
+template <class = void>
+class BasicForkJoinHelper {
  public:
-  explicit ForkJoinHelper(ForkJoinState* state) noexcept : state_(state) { state_->add_ref(); }
-  ForkJoinHelper(ForkJoinHelper&& other) noexcept : state_(std::exchange(other.state_, nullptr)) {}
-  ForkJoinHelper(const ForkJoinHelper&) = delete;
-  ForkJoinHelper& operator=(const ForkJoinHelper&) = delete;
-  ForkJoinHelper& operator=(ForkJoinHelper&&) = delete;
-  ~ForkJoinHelper() {
+  explicit BasicForkJoinHelper(ForkJoinState* state) noexcept : state_(state) { state_->add_ref(); }
+  BasicForkJoinHelper(BasicForkJoinHelper&& other) noexcept : state_(std::exchange(other.state_, nullptr)) {}
+  BasicForkJoinHelper(const BasicForkJoinHelper&) = delete;
+  BasicForkJoinHelper& operator=(const BasicForkJoinHelper&) = delete;
+  BasicForkJoinHelper& operator=(BasicForkJoinHelper&&) = delete;
+  ~BasicForkJoinHelper() {
     if (state_ != nullptr) state_->release();
   }
   void operator()() noexcept {
@@ -202,6 +210,8 @@ class ForkJoinHelper {
  private:
   ForkJoinState* state_;
 };
+
+using ForkJoinHelper = BasicForkJoinHelper<>;
 
 // The plain loop: no executor, or fewer than two units.
 template <class RunUnit>

@@ -22,6 +22,8 @@
 #include <string_view>
 #include <vector>
 
+#include "passinfra/core/error.hpp"  // detail::concat, detail::DecimalText
+
 namespace passinfra::detail {
 
 // min_of / max_of: std::min / std::max without <algorithm>.
@@ -34,7 +36,10 @@ inline constexpr std::size_t max_quoted_length = 80;
 // fold(c): c with ASCII upper case made lower case.
 constexpr char fold(char c) noexcept { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 
-inline std::size_t edit_distance(std::string_view a, std::string_view b) {
+// (edit_distance, edit_distance_at_most: templates called as plain functions,
+// so that a translation unit compiles them only when it reports a name.)
+template <class = void>
+std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> row(b.size() + 1);
   for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
   for (std::size_t i = 1; i <= a.size(); ++i) {
@@ -56,9 +61,12 @@ inline std::size_t edit_distance(std::string_view a, std::string_view b) {
 // first (the difference in length, then in letters: each edit changes at
 // most one letter of either side), then only the cells within `bound` of the
 // diagonal, stopping at the first row all of whose cells exceed bound.
-class NameScorer {
+// (A class template, NameScorer below, so that only a translation unit that
+// reports a name compiles its members.)
+template <class = void>
+class BasicNameScorer {
  public:
-  explicit NameScorer(std::string_view input) : input_(input.size(), '\0') {
+  explicit BasicNameScorer(std::string_view input) : input_(input.size(), '\0') {
     for (std::size_t i = 0; i < input.size(); ++i) {
       input_[i] = fold(input[i]);
       ++counts_[static_cast<unsigned char>(input_[i])];
@@ -115,9 +123,12 @@ class NameScorer {
   std::vector<std::size_t> row_;
 };
 
+using NameScorer = BasicNameScorer<>;
+
 // edit_distance_at_most(a, b, bound): edit_distance(a, b) if it is at most
 // bound, else bound + 1 (NameScorer's way).
-inline std::size_t edit_distance_at_most(std::string_view a, std::string_view b, std::size_t bound) {
+template <class = void>
+std::size_t edit_distance_at_most(std::string_view a, std::string_view b, std::size_t bound) {
   return NameScorer(a).distance_at_most(b, bound);
 }
 
@@ -127,7 +138,7 @@ inline std::string clipped(std::string_view text) {
   if (text.size() <= max_quoted_length) return std::string(text);
   std::size_t cut = max_quoted_length;
   while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-  return std::string(text.substr(0, cut)) + "... (" + std::to_string(text.size()) + " bytes)";
+  return concat({text.substr(0, cut), "... (", DecimalText(static_cast<long long>(text.size())).view(), " bytes)"});
 }
 
 template <class Range>

@@ -12,7 +12,6 @@
 #pragma once
 
 #include <cstddef>
-#include <iterator>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -20,7 +19,12 @@
 
 namespace passinfra::detail {
 
-class UnitOutput {
+// A class template (one instance, UnitOutput below) so that a translation
+// unit compiles the members it uses only: log() adds, parallel nests deliver
+// and insert (issue 18: the vector<Entry> insert and the rest were compiled
+// by every TU that includes core.hpp).
+template <class = void>
+class BasicUnitOutput {
  public:
   // One held-back message: `replay(level, target, text)` sends it on.
   using Replay = void (*)(int level, void* target, std::string_view text);
@@ -37,7 +41,7 @@ class UnitOutput {
   bool empty() const noexcept { return entries_.empty(); }
   std::size_t size() const noexcept { return entries_.size(); }
   // insert(at, other): other's messages, taken, sent after the first `at` of these.
-  void insert(std::size_t at, UnitOutput&& other) {
+  void insert(std::size_t at, BasicUnitOutput&& other) {
     const auto pos = entries_.begin() + static_cast<std::ptrdiff_t>((at < entries_.size() ? at : entries_.size()));
     entries_.insert(pos, std::make_move_iterator(other.entries_.begin()),
                     std::make_move_iterator(other.entries_.end()));
@@ -53,6 +57,8 @@ class UnitOutput {
   };
   std::vector<Entry> entries_;
 };
+
+using UnitOutput = BasicUnitOutput<>;
 
 inline thread_local UnitOutput* current_unit_output = nullptr;
 
