@@ -59,11 +59,11 @@
 #pragma once
 
 #include <algorithm>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <exception>
-#include <filesystem>
-#include <fstream>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -184,19 +184,26 @@ CrashReport parse_crash_report(std::string_view text, std::string_view prefix = 
 
 class CrashReproducer {
  public:
-  explicit CrashReproducer(std::filesystem::path file, CrashReproducerOptions options = {})
-      : file_(std::move(file)), options_(std::move(options)), state_(std::make_shared<State>()) {
-    check_options();
+  // `file`: a std::filesystem::path, or anything else a std::string is made
+  // from (a path converts to its native string; <filesystem> is the
+  // caller's include, not this header's).
+  template <class Path>
+    requires std::constructible_from<std::string, const Path&>
+  explicit CrashReproducer(const Path& file, CrashReproducerOptions options = {})
+      : file_(file), options_(std::move(options)) {
+    init();
   }
+  template <class = void>
   explicit CrashReproducer(std::ostream& out, CrashReproducerOptions options = {})
-      : stream_(&out), options_(std::move(options)), state_(std::make_shared<State>()) {
-    check_options();
+      : stream_(&out), options_(std::move(options)) {
+    init();
   }
 
   std::string_view name() const noexcept { return "CrashReproducer"; }
   static constexpr bool thread_safe = true;  // SPEC §11.8
 
   // exit_pass_ctx: drops the calling thread's inputs and what was reported.
+  template <class = void>
   void exit_pass_ctx() noexcept {
     const std::lock_guard lock(state_->mutex);
     if (Stack* stack = state_->stacks.find()) stack->clear();
@@ -240,6 +247,7 @@ class CrashReproducer {
 
   // run_after_pass_failed: the first call for an exception writes the report
   // (unless a lower unit of the same nest run has already failed).
+  template <class = void>
   void run_after_pass_failed(const PassInfo& info, const std::exception_ptr& error) {
     const std::lock_guard lock(state_->mutex);
     Stack* stack = state_->stacks.find();
@@ -264,10 +272,12 @@ class CrashReproducer {
     ++state_->reports;
   }
 
+  template <class = void>
   std::optional<CrashReport> last_report() const {
     const std::lock_guard lock(state_->mutex);
     return state_->last;
   }
+  template <class = void>
   std::size_t reports() const {
     const std::lock_guard lock(state_->mutex);
     return state_->reports;
@@ -275,13 +285,16 @@ class CrashReproducer {
   const CrashReproducerOptions& options() const noexcept { return options_; }
 
  private:
-  void check_options() const {
+  template <class = void>
+  void init() {
+    state_ = std::make_shared<State>();
     if (options_.comment_prefix.empty()) {
       throw Error(
           "CrashReproducerOptions::comment_prefix is empty; expected the IR's line-comment marker, e.g. \"// \"");
     }
   }
 
+  template <class = void>
   void write(const CrashReport& report) {
     const std::string text = format_crash_report(report, options_.comment_prefix);
     if (stream_ != nullptr) {
@@ -290,19 +303,23 @@ class CrashReproducer {
       if (!*stream_) log(LogLevel::warning, "CrashReproducer: could not write the report to its stream");
       return;
     }
-    std::ofstream out(file_, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) {
-      log(LogLevel::warning,
-          "CrashReproducer: could not write the report for pass '" + report.pass + "' to " + file_.string());
+    // Replaces the file (what std::ofstream with binary | trunc did), through
+    // <cstdio>: no <fstream> for every includer.
+    std::FILE* out = std::fopen(file_.c_str(), "wb");
+    bool ok = out != nullptr;
+    if (ok) {
+      ok = std::fwrite(text.data(), 1, text.size(), out) == text.size();
+      ok = std::fclose(out) == 0 && ok;
+    }
+    if (!ok) {
+      log(LogLevel::warning, "CrashReproducer: could not write the report for pass '" + report.pass + "' to " + file_);
     } else {
-      log(LogLevel::warning,
-          "CrashReproducer: pass '" + report.pass + "' failed; reproducer written to " + file_.string());
+      log(LogLevel::warning, "CrashReproducer: pass '" + report.pass + "' failed; reproducer written to " + file_);
     }
   }
 
   // The unit pipelines running on this thread, outermost first: "@f > @g".
+  template <class = void>
   static std::string unit_path() {
     std::string path;
     for (const PipelineInfo* p = current_pipeline(); p != nullptr; p = p->parent) {
@@ -317,6 +334,7 @@ class CrashReproducer {
     std::uint64_t run = 0;
     std::vector<std::size_t> indices;
   };
+  template <class = void>
   static std::optional<UnitKey> unit_key() {
     const PipelineInfo* p = current_pipeline();
     if (p == nullptr) return std::nullopt;
@@ -345,7 +363,7 @@ class CrashReproducer {
     std::size_t reports = 0;
   };
 
-  std::filesystem::path file_;
+  std::string file_;  // the path's native string (empty: a stream)
   std::ostream* stream_ = nullptr;
   CrashReproducerOptions options_;
   std::shared_ptr<State> state_;
