@@ -90,7 +90,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -103,9 +102,16 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <utility>
 #include <vector>
+
+// std::chrono's durations and clocks: under libstdc++ without the rest of
+// <chrono> (C++20 adds the calendar, time zones and <sstream> for I/O).
+#if defined(__GLIBCXX__) && __has_include(<bits/chrono.h>)
+#include <bits/chrono.h>
+#else
+#include <chrono>
+#endif
 
 #include "passinfra/core/analysis.hpp"
 #include "passinfra/core/log.hpp"

@@ -24,12 +24,19 @@
 #pragma once
 
 #include <atomic>
-#include <chrono>
 #include <cmath>
 #include <concepts>
 #include <cstdint>
 #include <memory>
 #include <ratio>
+
+// std::chrono's durations and clocks: under libstdc++ without the rest of
+// <chrono> (C++20 adds the calendar, time zones and <sstream> for I/O).
+#if defined(__GLIBCXX__) && __has_include(<bits/chrono.h>)
+#include <bits/chrono.h>
+#else
+#include <chrono>
+#endif
 
 #if defined(__linux__)
 #include <time.h>
