@@ -24,7 +24,6 @@
 #pragma once
 
 #include <atomic>
-#include <cmath>
 #include <concepts>
 #include <cstdint>
 #include <memory>
@@ -36,6 +35,10 @@
 #include <bits/chrono.h>
 #else
 #include <chrono>
+#endif
+
+#if !defined(__GNUC__)
+#include <cmath>
 #endif
 
 #if defined(__linux__)
@@ -102,7 +105,11 @@ class TscClock {
   }
 
   std::int64_t to_ns(std::uint64_t ticks) const noexcept {
+#if defined(__GNUC__)  // g++ and clang: std::llround without <cmath> (and its special functions)
+    return static_cast<std::int64_t>(__builtin_llround(static_cast<double>(ticks) * ns_per_tick_));
+#else
     return static_cast<std::int64_t>(std::llround(static_cast<double>(ticks) * ns_per_tick_));
+#endif
   }
 
   double ns_per_tick() const noexcept { return ns_per_tick_; }
