@@ -182,28 +182,30 @@ CrashReport parse_crash_report(std::string_view text, std::string_view prefix = 
   return report;
 }
 
-class CrashReproducer {
+namespace detail {
+// CrashReproducer is this template's one specialization: a class template's members are
+// compiled only when used, so including the header compiles none of them.
+template <class = void>
+class CrashReproducerOf {
  public:
   // `file`: a std::filesystem::path, or anything else a std::string is made
   // from (a path converts to its native string; <filesystem> is the
   // caller's include, not this header's).
   template <class Path>
     requires std::constructible_from<std::string, const Path&>
-  explicit CrashReproducer(const Path& file, CrashReproducerOptions options = {})
-      : file_(file), options_(std::move(options)) {
-    init();
+  explicit CrashReproducerOf(const Path& file, CrashReproducerOptions options = {})
+      : file_(file), options_(std::move(options)), state_(std::make_shared<State>()) {
+    check_options();
   }
-  template <class = void>
-  explicit CrashReproducer(std::ostream& out, CrashReproducerOptions options = {})
-      : stream_(&out), options_(std::move(options)) {
-    init();
+  explicit CrashReproducerOf(std::ostream& out, CrashReproducerOptions options = {})
+      : stream_(&out), options_(std::move(options)), state_(std::make_shared<State>()) {
+    check_options();
   }
 
   std::string_view name() const noexcept { return "CrashReproducer"; }
   static constexpr bool thread_safe = true;  // SPEC §11.8
 
   // exit_pass_ctx: drops the calling thread's inputs and what was reported.
-  template <class = void>
   void exit_pass_ctx() noexcept {
     const std::lock_guard lock(state_->mutex);
     if (Stack* stack = state_->stacks.find()) stack->clear();
@@ -247,7 +249,6 @@ class CrashReproducer {
 
   // run_after_pass_failed: the first call for an exception writes the report
   // (unless a lower unit of the same nest run has already failed).
-  template <class = void>
   void run_after_pass_failed(const PassInfo& info, const std::exception_ptr& error) {
     const std::lock_guard lock(state_->mutex);
     Stack* stack = state_->stacks.find();
@@ -272,12 +273,10 @@ class CrashReproducer {
     ++state_->reports;
   }
 
-  template <class = void>
   std::optional<CrashReport> last_report() const {
     const std::lock_guard lock(state_->mutex);
     return state_->last;
   }
-  template <class = void>
   std::size_t reports() const {
     const std::lock_guard lock(state_->mutex);
     return state_->reports;
@@ -285,16 +284,13 @@ class CrashReproducer {
   const CrashReproducerOptions& options() const noexcept { return options_; }
 
  private:
-  template <class = void>
-  void init() {
-    state_ = std::make_shared<State>();
+  void check_options() const {
     if (options_.comment_prefix.empty()) {
       throw Error(
           "CrashReproducerOptions::comment_prefix is empty; expected the IR's line-comment marker, e.g. \"// \"");
     }
   }
 
-  template <class = void>
   void write(const CrashReport& report) {
     const std::string text = format_crash_report(report, options_.comment_prefix);
     if (stream_ != nullptr) {
@@ -319,7 +315,6 @@ class CrashReproducer {
   }
 
   // The unit pipelines running on this thread, outermost first: "@f > @g".
-  template <class = void>
   static std::string unit_path() {
     std::string path;
     for (const PipelineInfo* p = current_pipeline(); p != nullptr; p = p->parent) {
@@ -334,7 +329,6 @@ class CrashReproducer {
     std::uint64_t run = 0;
     std::vector<std::size_t> indices;
   };
-  template <class = void>
   static std::optional<UnitKey> unit_key() {
     const PipelineInfo* p = current_pipeline();
     if (p == nullptr) return std::nullopt;
@@ -368,5 +362,8 @@ class CrashReproducer {
   CrashReproducerOptions options_;
   std::shared_ptr<State> state_;
 };
+}  // namespace detail
+
+using CrashReproducer = detail::CrashReproducerOf<>;
 
 }  // namespace passinfra
