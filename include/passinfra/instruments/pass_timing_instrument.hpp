@@ -541,7 +541,10 @@ inline const void* thread_tag() noexcept {
 // writes its `end` and failed bit, which no reader looks at, and leaves
 // `open` where it was (its parent is itself). Made with make(), which
 // allocates the array.
-struct TimingBuffer {
+// TimingBuffer is this template's one specialization: a class template's members are
+// compiled only when used, so including the header compiles none of them.
+template <class = void>
+struct TimingBufferOf {
   const void* thread = nullptr;  // thread_tag() of its thread
   unsigned index = 0;            // 1-based, in order of first use
   std::uint32_t ordinal = 0;     // passinfra::thread_ordinal() of its thread (for a nest's units, SPEC §11.7)
@@ -559,8 +562,8 @@ struct TimingBuffer {
   // an int32_t offset reaches 2^31 entries (128 GiB), the most it may hold.
   static constexpr std::size_t max_entries = std::size_t{1} << 31;
 
-  static std::unique_ptr<TimingBuffer> make(const void* thread, unsigned index) {
-    auto b = std::make_unique<TimingBuffer>();
+  static std::unique_ptr<TimingBufferOf> make(const void* thread, unsigned index) {
+    auto b = std::make_unique<TimingBufferOf>();
     b->thread = thread;
     b->index = index;
     b->grow();
@@ -620,6 +623,7 @@ struct TimingBuffer {
     return out;
   }
 };
+using TimingBuffer = TimingBufferOf<>;
 
 // The per-thread cache for threads other than an instrument's first one.
 struct TimingThreadSlot {
