@@ -152,9 +152,13 @@ class TscClock {
 // ManualClock: reads a shared counter of nanoseconds that only moves when
 // told to. Copies share the counter, so a test keeps one copy and hands
 // another to the instrument. Thread-safe (relaxed atomics).
-class ManualClock {
+namespace detail {
+// ManualClock is this template's one specialization: a class template's members are
+// compiled only when used, so including the header compiles none of them.
+template <class = void>
+class ManualClockOf {
  public:
-  explicit ManualClock(std::int64_t start_ns = 0) : now_(std::make_shared<std::atomic<std::int64_t>>(start_ns)) {}
+  explicit ManualClockOf(std::int64_t start_ns = 0) : now_(std::make_shared<std::atomic<std::int64_t>>(start_ns)) {}
 
   std::uint64_t now() const noexcept { return static_cast<std::uint64_t>(now_->load(std::memory_order_relaxed)); }
   std::int64_t to_ns(std::uint64_t ticks) const noexcept { return static_cast<std::int64_t>(ticks); }
@@ -166,6 +170,9 @@ class ManualClock {
  private:
   std::shared_ptr<std::atomic<std::int64_t>> now_;
 };
+}  // namespace detail
+
+using ManualClock = detail::ManualClockOf<>;
 
 static_assert(TimingClock<SteadyClock> && TimingClock<TscClock> && TimingClock<ManualClock>);
 
