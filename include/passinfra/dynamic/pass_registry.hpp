@@ -63,11 +63,11 @@
 #pragma once
 
 #include <algorithm>
-#include <cmath>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -142,6 +142,11 @@ struct PassOptionSpec {
 };
 
 namespace detail {
+
+// is_finite(d): std::isfinite without <cmath> (NaN compares false with everything).
+constexpr bool is_finite(double d) noexcept {
+  return d >= std::numeric_limits<double>::lowest() && d <= std::numeric_limits<double>::max();
+}
 
 // The message of a passinfra::Error without its "passinfra: " prefix.
 template <class = void>
@@ -228,7 +233,7 @@ class RegistryPass : public CallablePass<RegistryPass<IR>> {
     out += '(';
     bool first = true;
     for (const auto& [key, value] : options_) {
-      if (const auto* d = std::get_if<double>(&value); d && !std::isfinite(*d)) {
+      if (const auto* d = std::get_if<double>(&value); d && !detail::is_finite(*d)) {
         throw Error("print_pipeline: option '" + key + "' of '" + name_ + "' is " + format_option_value(value) +
                     ", which pipeline text cannot spell; expected a finite double");
       }

@@ -137,13 +137,17 @@ std::string pipeline_error_text(std::string_view text, std::size_t column, std::
   return out;
 }
 
-[[noreturn]] inline void throw_pipeline_error(std::string_view text, std::size_t column, std::string_view message) {
+template <class = void>
+[[noreturn]] void throw_pipeline_error(std::string_view text, std::size_t column, std::string_view message) {
   throw Error(pipeline_error_text(text, column, message));
 }
 
-class PipelineParser {
+// PipelineParser is this template's one specialization: a class template's members are
+// compiled only when used, so including the header compiles none of them.
+template <class = void>
+class PipelineParserOf {
  public:
-  explicit PipelineParser(std::string_view text) : text_(text) {}
+  explicit PipelineParserOf(std::string_view text) : text_(text) {}
 
   PipelineNode parse() {
     skip_space();
@@ -425,6 +429,7 @@ class PipelineParser {
   std::size_t pos_ = 0;
   std::size_t depth_ = 0;
 };
+using PipelineParser = PipelineParserOf<>;
 
 // Whether an option of a node that takes passes (sequential, a nest kind)
 // has its default value, and prints as nothing: name="<the node's name>",

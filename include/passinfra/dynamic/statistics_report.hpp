@@ -43,7 +43,10 @@ struct PassStatisticsEntry {
 
 namespace detail {
 
-struct StatisticsCollector final : StatisticsVisitor {
+// StatisticsCollector is this template's one specialization: a class template's members are
+// compiled only when used, so including the header compiles none of them.
+template <class = void>
+struct StatisticsCollectorOf final : StatisticsVisitor {
   std::vector<PassStatisticsEntry> entries;
   void visit(std::string_view pass, const StatisticList& statistics) override {
     PassStatisticsEntry entry{std::string(pass), {}};
@@ -54,6 +57,7 @@ struct StatisticsCollector final : StatisticsVisitor {
     if (!entry.statistics.empty()) entries.push_back(std::move(entry));
   }
 };
+using StatisticsCollector = StatisticsCollectorOf<>;
 
 // Merged by pass name, then by statistic name: values summed, the first description kept.
 using MergedStatistics = std::map<std::string, std::map<std::string, std::pair<std::uint64_t, std::string>>>;

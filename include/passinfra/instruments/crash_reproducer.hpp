@@ -59,11 +59,11 @@
 #pragma once
 
 #include <algorithm>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <exception>
-#include <filesystem>
-#include <fstream>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -182,13 +182,22 @@ CrashReport parse_crash_report(std::string_view text, std::string_view prefix = 
   return report;
 }
 
-class CrashReproducer {
+namespace detail {
+// CrashReproducer is this template's one specialization: a class template's members are
+// compiled only when used, so including the header compiles none of them.
+template <class = void>
+class CrashReproducerOf {
  public:
-  explicit CrashReproducer(std::filesystem::path file, CrashReproducerOptions options = {})
-      : file_(std::move(file)), options_(std::move(options)), state_(std::make_shared<State>()) {
+  // `file`: a std::filesystem::path, or anything else a std::string is made
+  // from (a path converts to its native string; <filesystem> is the
+  // caller's include, not this header's).
+  template <class Path>
+    requires std::constructible_from<std::string, const Path&>
+  explicit CrashReproducerOf(const Path& file, CrashReproducerOptions options = {})
+      : file_(file), options_(std::move(options)), state_(std::make_shared<State>()) {
     check_options();
   }
-  explicit CrashReproducer(std::ostream& out, CrashReproducerOptions options = {})
+  explicit CrashReproducerOf(std::ostream& out, CrashReproducerOptions options = {})
       : stream_(&out), options_(std::move(options)), state_(std::make_shared<State>()) {
     check_options();
   }
@@ -290,15 +299,18 @@ class CrashReproducer {
       if (!*stream_) log(LogLevel::warning, "CrashReproducer: could not write the report to its stream");
       return;
     }
-    std::ofstream out(file_, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) {
-      log(LogLevel::warning,
-          "CrashReproducer: could not write the report for pass '" + report.pass + "' to " + file_.string());
+    // Replaces the file (what std::ofstream with binary | trunc did), through
+    // <cstdio>: no <fstream> for every includer.
+    std::FILE* out = std::fopen(file_.c_str(), "wb");
+    bool ok = out != nullptr;
+    if (ok) {
+      ok = std::fwrite(text.data(), 1, text.size(), out) == text.size();
+      ok = std::fclose(out) == 0 && ok;
+    }
+    if (!ok) {
+      log(LogLevel::warning, "CrashReproducer: could not write the report for pass '" + report.pass + "' to " + file_);
     } else {
-      log(LogLevel::warning,
-          "CrashReproducer: pass '" + report.pass + "' failed; reproducer written to " + file_.string());
+      log(LogLevel::warning, "CrashReproducer: pass '" + report.pass + "' failed; reproducer written to " + file_);
     }
   }
 
@@ -345,10 +357,13 @@ class CrashReproducer {
     std::size_t reports = 0;
   };
 
-  std::filesystem::path file_;
+  std::string file_;  // the path's native string (empty: a stream)
   std::ostream* stream_ = nullptr;
   CrashReproducerOptions options_;
   std::shared_ptr<State> state_;
 };
+}  // namespace detail
+
+using CrashReproducer = detail::CrashReproducerOf<>;
 
 }  // namespace passinfra

@@ -62,23 +62,27 @@ struct PassCounts {
   friend bool operator==(const PassCounts&, const PassCounts&) = default;
 };
 
-class PassStatistics {
+namespace detail {
+// PassStatistics is this template's one specialization: a class template's members are
+// compiled only when used, so including the header compiles none of them.
+template <class = void>
+class PassStatisticsOf {
  public:
-  PassStatistics() : state_(std::make_unique<State>()) {}
-  PassStatistics(const PassStatistics& other) : state_(std::make_unique<State>()) {
+  PassStatisticsOf() : state_(std::make_unique<State>()) {}
+  PassStatisticsOf(const PassStatisticsOf& other) : state_(std::make_unique<State>()) {
     const std::lock_guard lock(other.state_->mutex);
     state_->rows = other.state_->rows;
     state_->index = other.state_->index;
   }
-  PassStatistics& operator=(const PassStatistics& other) {
+  PassStatisticsOf& operator=(const PassStatisticsOf& other) {
     if (this != &other) {
-      PassStatistics copy(other);
+      PassStatisticsOf copy(other);
       state_.swap(copy.state_);
     }
     return *this;
   }
   // No move constructor or assignment: a move is a copy (the moved-from object stays usable).
-  ~PassStatistics() = default;
+  ~PassStatisticsOf() = default;
 
   std::string_view name() const noexcept { return "PassStatistics"; }
   static constexpr bool thread_safe = true;  // SPEC §11.8
@@ -184,5 +188,8 @@ class PassStatistics {
 
   std::unique_ptr<State> state_;
 };
+}  // namespace detail
+
+using PassStatistics = detail::PassStatisticsOf<>;
 
 }  // namespace passinfra

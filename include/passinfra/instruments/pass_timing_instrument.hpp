@@ -90,7 +90,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -103,9 +102,16 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <utility>
 #include <vector>
+
+// std::chrono's durations and clocks: under libstdc++ without the rest of
+// <chrono> (C++20 adds the calendar, time zones and <sstream> for I/O).
+#if defined(__GLIBCXX__) && __has_include(<bits/chrono.h>)
+#include <bits/chrono.h>
+#else
+#include <chrono>
+#endif
 
 #include "passinfra/core/analysis.hpp"
 #include "passinfra/core/log.hpp"
@@ -535,7 +541,10 @@ inline const void* thread_tag() noexcept {
 // writes its `end` and failed bit, which no reader looks at, and leaves
 // `open` where it was (its parent is itself). Made with make(), which
 // allocates the array.
-struct TimingBuffer {
+// TimingBuffer is this template's one specialization: a class template's members are
+// compiled only when used, so including the header compiles none of them.
+template <class = void>
+struct TimingBufferOf {
   const void* thread = nullptr;  // thread_tag() of its thread
   unsigned index = 0;            // 1-based, in order of first use
   std::uint32_t ordinal = 0;     // passinfra::thread_ordinal() of its thread (for a nest's units, SPEC §11.7)
@@ -553,8 +562,8 @@ struct TimingBuffer {
   // an int32_t offset reaches 2^31 entries (128 GiB), the most it may hold.
   static constexpr std::size_t max_entries = std::size_t{1} << 31;
 
-  static std::unique_ptr<TimingBuffer> make(const void* thread, unsigned index) {
-    auto b = std::make_unique<TimingBuffer>();
+  static std::unique_ptr<TimingBufferOf> make(const void* thread, unsigned index) {
+    auto b = std::make_unique<TimingBufferOf>();
     b->thread = thread;
     b->index = index;
     b->grow();
@@ -614,6 +623,7 @@ struct TimingBuffer {
     return out;
   }
 };
+using TimingBuffer = TimingBufferOf<>;
 
 // The per-thread cache for threads other than an instrument's first one.
 struct TimingThreadSlot {

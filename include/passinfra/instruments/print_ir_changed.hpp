@@ -47,19 +47,23 @@ struct PrintIRChangedOptions {
   std::size_t context = 3;  // lines of context around each change in the diff
 };
 
-class PrintIRChanged {
+namespace detail {
+// PrintIRChanged is this template's one specialization: a class template's members are
+// compiled only when used, so including the header compiles none of them.
+template <class = void>
+class PrintIRChangedOf {
  public:
-  explicit PrintIRChanged(PassFilter filter = {}, TextSink out = {}, PrintIRChangedOptions options = {})
+  explicit PrintIRChangedOf(PassFilter filter = {}, TextSink out = {}, PrintIRChangedOptions options = {})
       : filter_(std::move(filter)), out_(out), options_(options), saved_(std::make_unique<Saved>()) {}
-  explicit PrintIRChanged(TextSink out, PrintIRChangedOptions options = {})
+  explicit PrintIRChangedOf(TextSink out, PrintIRChangedOptions options = {})
       : out_(out), options_(options), saved_(std::make_unique<Saved>()) {}
-  PrintIRChanged(const PrintIRChanged& other)
+  PrintIRChangedOf(const PrintIRChangedOf& other)
       : filter_(other.filter_),
         out_(other.out_),
         options_(other.options_),
         saved_(std::make_unique<Saved>()),
         printed_(other.printed_) {}
-  PrintIRChanged& operator=(const PrintIRChanged& other) {
+  PrintIRChangedOf& operator=(const PrintIRChangedOf& other) {
     if (this != &other) {
       filter_ = other.filter_;
       out_ = other.out_;
@@ -70,7 +74,7 @@ class PrintIRChanged {
     return *this;
   }
   // No move constructor or assignment: a move is a copy (the moved-from object stays usable).
-  ~PrintIRChanged() = default;
+  ~PrintIRChangedOf() = default;
 
   std::string_view name() const noexcept { return "PrintIRChanged"; }
   static constexpr bool thread_safe = true;  // SPEC §11.8
@@ -159,5 +163,8 @@ class PrintIRChanged {
   std::unique_ptr<Saved> saved_;
   detail::SharedCount printed_;
 };
+}  // namespace detail
+
+using PrintIRChanged = detail::PrintIRChangedOf<>;
 
 }  // namespace passinfra

@@ -24,12 +24,22 @@
 #pragma once
 
 #include <atomic>
-#include <chrono>
-#include <cmath>
 #include <concepts>
 #include <cstdint>
 #include <memory>
 #include <ratio>
+
+// std::chrono's durations and clocks: under libstdc++ without the rest of
+// <chrono> (C++20 adds the calendar, time zones and <sstream> for I/O).
+#if defined(__GLIBCXX__) && __has_include(<bits/chrono.h>)
+#include <bits/chrono.h>
+#else
+#include <chrono>
+#endif
+
+#if !defined(__GNUC__)
+#include <cmath>
+#endif
 
 #if defined(__linux__)
 #include <time.h>
@@ -95,7 +105,11 @@ class TscClock {
   }
 
   std::int64_t to_ns(std::uint64_t ticks) const noexcept {
+#if defined(__GNUC__)  // g++ and clang: std::llround without <cmath> (and its special functions)
+    return static_cast<std::int64_t>(__builtin_llround(static_cast<double>(ticks) * ns_per_tick_));
+#else
     return static_cast<std::int64_t>(std::llround(static_cast<double>(ticks) * ns_per_tick_));
+#endif
   }
 
   double ns_per_tick() const noexcept { return ns_per_tick_; }
@@ -138,9 +152,13 @@ class TscClock {
 // ManualClock: reads a shared counter of nanoseconds that only moves when
 // told to. Copies share the counter, so a test keeps one copy and hands
 // another to the instrument. Thread-safe (relaxed atomics).
-class ManualClock {
+namespace detail {
+// ManualClock is this template's one specialization: a class template's members are
+// compiled only when used, so including the header compiles none of them.
+template <class = void>
+class ManualClockOf {
  public:
-  explicit ManualClock(std::int64_t start_ns = 0) : now_(std::make_shared<std::atomic<std::int64_t>>(start_ns)) {}
+  explicit ManualClockOf(std::int64_t start_ns = 0) : now_(std::make_shared<std::atomic<std::int64_t>>(start_ns)) {}
 
   std::uint64_t now() const noexcept { return static_cast<std::uint64_t>(now_->load(std::memory_order_relaxed)); }
   std::int64_t to_ns(std::uint64_t ticks) const noexcept { return static_cast<std::int64_t>(ticks); }
@@ -152,6 +170,9 @@ class ManualClock {
  private:
   std::shared_ptr<std::atomic<std::int64_t>> now_;
 };
+}  // namespace detail
+
+using ManualClock = detail::ManualClockOf<>;
 
 static_assert(TimingClock<SteadyClock> && TimingClock<TscClock> && TimingClock<ManualClock>);
 

@@ -53,12 +53,17 @@
 
 namespace passinfra {
 
-class ThreadPool {
+namespace detail {
+// ThreadPool is this template's one specialization: a class template's
+// members are compiled only when used, so including the header costs no
+// compile time for the bodies below (the jthreads, the queue, the waits).
+template <class = void>
+class ThreadPoolOf {
  public:
   // max(1, hardware_concurrency() - 1) workers (hardware_concurrency() may be 0: unknown).
-  ThreadPool() : ThreadPool(default_size()) {}
+  ThreadPoolOf() : ThreadPoolOf(default_size()) {}
 
-  explicit ThreadPool(std::size_t workers) {
+  explicit ThreadPoolOf(std::size_t workers) {
     if (workers == 0) {
       throw Error("ThreadPool: 0 workers; a pool needs at least one (use no executor for serial runs)");
     }
@@ -73,12 +78,12 @@ class ThreadPool {
     }
   }
 
-  ThreadPool(const ThreadPool&) = delete;
-  ThreadPool& operator=(const ThreadPool&) = delete;
-  ThreadPool(ThreadPool&&) = delete;
-  ThreadPool& operator=(ThreadPool&&) = delete;
+  ThreadPoolOf(const ThreadPoolOf&) = delete;
+  ThreadPoolOf& operator=(const ThreadPoolOf&) = delete;
+  ThreadPoolOf(ThreadPoolOf&&) = delete;
+  ThreadPoolOf& operator=(ThreadPoolOf&&) = delete;
 
-  ~ThreadPool() { stop_and_join(); }
+  ~ThreadPoolOf() { stop_and_join(); }
 
   [[nodiscard]] std::size_t size() const noexcept { return threads_.size(); }
   [[nodiscard]] std::size_t max_concurrency() const noexcept { return threads_.size(); }
@@ -130,6 +135,9 @@ class ThreadPool {
   bool stopping_ = false;
   std::vector<std::jthread> threads_;
 };
+}  // namespace detail
+
+using ThreadPool = detail::ThreadPoolOf<>;
 
 static_assert(Executor<ThreadPool>);
 
