@@ -74,11 +74,17 @@ using StatisticList = std::vector<const Statistic*>;
 
 // StatisticGroup: counters registered while a pass runs (names known only
 // then). get() takes a lock: call it once per run, then count on the result.
-class StatisticGroup {
+// It is the one specialization of a class template (issue 18): a class
+// template's members are compiled only where they are used, so including
+// this header (every user of passinfra/dynamic.hpp does) compiles none of
+// the deque and lock code.
+namespace detail {
+template <class = void>
+class StatisticGroupOf {
  public:
-  StatisticGroup() = default;
-  StatisticGroup(const StatisticGroup& other) : stats_(other.copy()) {}
-  StatisticGroup& operator=(const StatisticGroup& other) {
+  StatisticGroupOf() = default;
+  StatisticGroupOf(const StatisticGroupOf& other) : stats_(other.copy()) {}
+  StatisticGroupOf& operator=(const StatisticGroupOf& other) {
     if (this != &other) {
       auto copied = other.copy();
       std::lock_guard lock(mutex_);
@@ -86,7 +92,7 @@ class StatisticGroup {
     }
     return *this;
   }
-  ~StatisticGroup() = default;
+  ~StatisticGroupOf() = default;
 
   // get(name, description): the counter registered under `name` (the first
   // description is kept), registering it if it is new.
@@ -116,6 +122,9 @@ class StatisticGroup {
   mutable std::mutex mutex_;
   mutable std::deque<Statistic> stats_;  // a deque: get()'s results stay valid
 };
+}  // namespace detail
+
+using StatisticGroup = detail::StatisticGroupOf<>;
 
 // HasStatistics<P>: P lists counters with `statistics() const`.
 template <class P>
