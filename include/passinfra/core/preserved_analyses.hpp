@@ -51,10 +51,10 @@ namespace detail {
 // add keys are templates too: a translation unit compiles the vectors they
 // grow only when it builds a PreservedAnalyses that way. Issue 18.)
 template <class = void>
-class BasicKeyList {
+class KeyListOf {
  public:
-  constexpr BasicKeyList() noexcept = default;
-  constexpr explicit BasicKeyList(std::span<const AnalysisKey> fixed) noexcept : fixed_(fixed) {}
+  constexpr KeyListOf() noexcept = default;
+  constexpr explicit KeyListOf(std::span<const AnalysisKey> fixed) noexcept : fixed_(fixed) {}
 
   constexpr bool empty() const noexcept { return fixed_.empty() && added_.empty(); }
   constexpr bool contains(AnalysisKey key) const noexcept {
@@ -69,7 +69,7 @@ class BasicKeyList {
   constexpr void add(AnalysisKey key) {
     if (!contains(key)) added_.push_back(key);
   }
-  void add_all(const BasicKeyList& other) {
+  void add_all(const KeyListOf& other) {
     other.for_each([&](AnalysisKey k) { add(k); });
   }
   template <class F>
@@ -89,7 +89,7 @@ class BasicKeyList {
     }
     return false;
   }
-  bool same_keys(const BasicKeyList& other) const {
+  bool same_keys(const KeyListOf& other) const {
     bool same = true;
     std::size_t n = 0;
     for_each([&](AnalysisKey k) {
@@ -106,7 +106,7 @@ class BasicKeyList {
   std::vector<AnalysisKey> added_{};
 };
 
-using KeyList = BasicKeyList<>;
+using KeyList = KeyListOf<>;
 
 }  // namespace detail
 

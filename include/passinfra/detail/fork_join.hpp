@@ -103,12 +103,12 @@ struct ForkJoinResult {
 // members only when it runs a parallel nest: their inline bodies reach
 // std::atomic::wait and std::vector<ForkJoinFailure> (issue 18).
 template <class = void>
-class BasicForkJoinState {
+class ForkJoinStateOf {
  public:
   using RunFn = void (*)(void* run_unit, std::size_t index);
 
   // Never throws after construction; construction allocates `errors_`.
-  BasicForkJoinState(std::size_t n, void* run_unit, RunFn run) : n_(n), run_unit_(run_unit), run_(run), errors_(n) {}
+  ForkJoinStateOf(std::size_t n, void* run_unit, RunFn run) : n_(n), run_unit_(run_unit), run_(run), errors_(n) {}
 
   // The caller's reference plus one per task.
   void add_ref() noexcept { refs_.fetch_add(1, std::memory_order_relaxed); }
@@ -160,7 +160,7 @@ class BasicForkJoinState {
   static constexpr std::size_t kMaxHelpers = kClosed >> 1;
 
  private:
-  ~BasicForkJoinState() = default;
+  ~ForkJoinStateOf() = default;
 
   void run_units() noexcept {
     for (;;) {
@@ -189,18 +189,18 @@ class BasicForkJoinState {
   std::atomic<unsigned> active_{0};  // helpers inside run_units, | kClosed once the caller closed
 };
 
-using ForkJoinState = BasicForkJoinState<>;
+using ForkJoinState = ForkJoinStateOf<>;
 
 // The callable an ExecutorTask holds: one reference to the state.
 template <class = void>
-class BasicForkJoinHelper {
+class ForkJoinHelperOf {
  public:
-  explicit BasicForkJoinHelper(ForkJoinState* state) noexcept : state_(state) { state_->add_ref(); }
-  BasicForkJoinHelper(BasicForkJoinHelper&& other) noexcept : state_(std::exchange(other.state_, nullptr)) {}
-  BasicForkJoinHelper(const BasicForkJoinHelper&) = delete;
-  BasicForkJoinHelper& operator=(const BasicForkJoinHelper&) = delete;
-  BasicForkJoinHelper& operator=(BasicForkJoinHelper&&) = delete;
-  ~BasicForkJoinHelper() {
+  explicit ForkJoinHelperOf(ForkJoinState* state) noexcept : state_(state) { state_->add_ref(); }
+  ForkJoinHelperOf(ForkJoinHelperOf&& other) noexcept : state_(std::exchange(other.state_, nullptr)) {}
+  ForkJoinHelperOf(const ForkJoinHelperOf&) = delete;
+  ForkJoinHelperOf& operator=(const ForkJoinHelperOf&) = delete;
+  ForkJoinHelperOf& operator=(ForkJoinHelperOf&&) = delete;
+  ~ForkJoinHelperOf() {
     if (state_ != nullptr) state_->release();
   }
   void operator()() noexcept {
@@ -211,7 +211,7 @@ class BasicForkJoinHelper {
   ForkJoinState* state_;
 };
 
-using ForkJoinHelper = BasicForkJoinHelper<>;
+using ForkJoinHelper = ForkJoinHelperOf<>;
 
 // The plain loop: no executor, or fewer than two units.
 template <class RunUnit>

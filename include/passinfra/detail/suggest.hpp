@@ -64,9 +64,9 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 // (A class template, NameScorer below, so that only a translation unit that
 // reports a name compiles its members.)
 template <class = void>
-class BasicNameScorer {
+class NameScorerOf {
  public:
-  explicit BasicNameScorer(std::string_view input) : input_(input.size(), '\0') {
+  explicit NameScorerOf(std::string_view input) : input_(input.size(), '\0') {
     for (std::size_t i = 0; i < input.size(); ++i) {
       input_[i] = fold(input[i]);
       ++counts_[static_cast<unsigned char>(input_[i])];
@@ -123,7 +123,7 @@ class BasicNameScorer {
   std::vector<std::size_t> row_;
 };
 
-using NameScorer = BasicNameScorer<>;
+using NameScorer = NameScorerOf<>;
 
 // edit_distance_at_most(a, b, bound): edit_distance(a, b) if it is at most
 // bound, else bound + 1 (NameScorer's way).

@@ -24,7 +24,7 @@ namespace passinfra::detail {
 // and insert (issue 18: the vector<Entry> insert and the rest were compiled
 // by every TU that includes core.hpp).
 template <class = void>
-class BasicUnitOutput {
+class UnitOutputOf {
  public:
   // One held-back message: `replay(level, target, text)` sends it on.
   using Replay = void (*)(int level, void* target, std::string_view text);
@@ -41,7 +41,7 @@ class BasicUnitOutput {
   bool empty() const noexcept { return entries_.empty(); }
   std::size_t size() const noexcept { return entries_.size(); }
   // insert(at, other): other's messages, taken, sent after the first `at` of these.
-  void insert(std::size_t at, BasicUnitOutput&& other) {
+  void insert(std::size_t at, UnitOutputOf&& other) {
     const auto pos = entries_.begin() + static_cast<std::ptrdiff_t>((at < entries_.size() ? at : entries_.size()));
     entries_.insert(pos, std::make_move_iterator(other.entries_.begin()),
                     std::make_move_iterator(other.entries_.end()));
@@ -58,7 +58,7 @@ class BasicUnitOutput {
   std::vector<Entry> entries_;
 };
 
-using UnitOutput = BasicUnitOutput<>;
+using UnitOutput = UnitOutputOf<>;
 
 inline thread_local UnitOutput* current_unit_output = nullptr;
 
