@@ -107,35 +107,31 @@ struct ChildEntry {
   IR (*run_required)(const void* child, IR ir, Ctx& ctx, const Gate& gate);  // null: it requires nothing
 };
 
-// The table's functions: a stateless child is made here (a const value),
-// any other is read from its address.
+// ChildObject<C>(address).object: the child a table function runs, read
+// from its address, or, for a stateless child, made here (a const value).
+template <class C, bool = stateless_child<C>>
+struct ChildObject {
+  const C& object;
+  explicit ChildObject(const void* child) : object(*static_cast<const C*>(child)) {}
+};
+template <class C>
+struct ChildObject<C, true> {
+  const C object{};
+  explicit ChildObject(const void* /*no address*/) {}
+};
+
 template <class C, class IR, class Ctx>
 IR transform_entry(const void* child, IR ir, Ctx& ctx) {
-  if constexpr (stateless_child<C>) {
-    const C made{};
-    return made.transform(std::move(ir), ctx);
-  } else {
-    return static_cast<const C*>(child)->transform(std::move(ir), ctx);
-  }
+  return ChildObject<C>(child).object.transform(std::move(ir), ctx);
 }
 template <class C, class IR, class Ctx, class Gate>
 IR run_required_entry(const void* child, IR ir, Ctx& ctx, const Gate& gate) {
   auto&& hooks = hook_view(ctx.instrument_set());
-  if constexpr (stateless_child<C>) {
-    const C made{};
-    return run_required_gated(made, std::move(ir), ctx, gate, hooks);
-  } else {
-    return run_required_gated(*static_cast<const C*>(child), std::move(ir), ctx, gate, hooks);
-  }
+  return run_required_gated(ChildObject<C>(child).object, std::move(ir), ctx, gate, hooks);
 }
 template <class C>
 PassInfo object_info_entry(const void* child) {
-  if constexpr (stateless_child<C>) {
-    const C made{};
-    return info_of<C>(made);
-  } else {
-    return info_of<C>(*static_cast<const C*>(child));
-  }
+  return info_of<C>(ChildObject<C>(child).object);
 }
 
 // table_runnable<C, IR, Ctx>(): the child runs through run_child (inline)
