@@ -105,21 +105,13 @@
 #include <utility>
 #include <vector>
 
-// std::chrono's durations and clocks: under libstdc++ without the rest of
-// <chrono> (C++20 adds the calendar, time zones and <sstream> for I/O).
-#if defined(__GLIBCXX__) && __has_include(<bits/chrono.h>)
-#include <bits/chrono.h>
-#else
-#include <chrono>
-#endif
-
 #include "passinfra/core/analysis.hpp"
 #include "passinfra/core/log.hpp"
 #include "passinfra/core/pass_info.hpp"
 #include "passinfra/core/pipeline_info.hpp"
 #include "passinfra/detail/inline.hpp"
 #include "passinfra/detail/utf8.hpp"
-#include "passinfra/instruments/timing_clocks.hpp"
+#include "passinfra/instruments/timing_clocks.hpp"  // and std::chrono's durations and clocks (see there)
 
 namespace passinfra {
 
