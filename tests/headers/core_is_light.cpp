@@ -1,6 +1,6 @@
 // passinfra/core.hpp is the cheap include (DESIGN.md, issue 8): it must not
 // pull in the dynamic layer, the instruments, or <memory>; nor (issue 18)
-// <algorithm>, <cmath>, <map>, <mutex>, <chrono> or <ostream>. (<functional> is
+// <algorithm>, <cmath>, <map>, <mutex>, <chrono>, <ostream> or <atomic>. (<functional> is
 // allowed: InstrumentSet unwraps std::reference_wrapper.) Built as part of
 // passinfra_header_tests; a failure here fails the build.
 //
@@ -43,6 +43,13 @@
 #endif
 #if defined(_GLIBCXX_OSTREAM) || defined(_LIBCPP_OSTREAM)
 #error "passinfra/core.hpp includes <ostream> (find the include with g++ -H)"
+#endif
+// <atomic>: libstdc++'s brings atomic wait's machinery (pthread, <bits/chrono.h>);
+// core uses detail/atomic.hpp (the built-ins) where that is available.
+#if !defined(PASSINFRA_STD_ATOMIC) || !PASSINFRA_STD_ATOMIC
+#if defined(_GLIBCXX_ATOMIC) || defined(_LIBCPP_ATOMIC)
+#error "passinfra/core.hpp includes <atomic> (find the include with g++ -H)"
+#endif
 #endif
 
 // Sanity: the check looks at the right macros (this standard library is one of the two).

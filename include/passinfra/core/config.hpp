@@ -22,7 +22,6 @@
 // silently truncated number.
 #pragma once
 
-#include <atomic>
 #include <charconv>
 #include <concepts>
 #include <cstddef>
@@ -35,6 +34,7 @@
 #include <vector>
 
 #include "passinfra/core/error.hpp"
+#include "passinfra/detail/atomic.hpp"
 #include "passinfra/detail/light_mutex.hpp"
 #include "passinfra/detail/suggest.hpp"
 
@@ -145,7 +145,7 @@ struct ConfigRegistry {
 // sets it): a context validates through this pointer (check_config), so a
 // translation unit that only makes contexts does not compile the
 // validation, its messages and its did-you-mean search.
-inline std::atomic<void (*)(Config&)> config_validator{nullptr};
+inline Atomic<void (*)(Config&)> config_validator{nullptr};
 
 template <class = void>
 ConfigRegistry& config_registry() {
@@ -354,7 +354,7 @@ namespace detail {
 
 template <class>
 void set_config_validator() noexcept {
-  config_validator.store(&validate_config<>, std::memory_order_release);
+  config_validator.store(&validate_config<>, MemoryOrder::release);
 }
 
 // check_config(config): what a context does with its config: validate_config
@@ -372,7 +372,7 @@ template <class = void>
 template <class = void>
 void check_config(Config& config) {
   if (config.empty()) return;
-  if (void (*validate)(Config&) = config_validator.load(std::memory_order_acquire)) {
+  if (void (*validate)(Config&) = config_validator.load(MemoryOrder::acquire)) {
     validate(config);
     return;
   }

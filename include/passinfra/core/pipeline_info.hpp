@@ -20,12 +20,12 @@
 // current_pipeline() for its `parent` first).
 #pragma once
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
 #include "passinfra/core/pass_info.hpp"
+#include "passinfra/detail/atomic.hpp"
 
 namespace passinfra {
 
@@ -41,8 +41,8 @@ struct PipelineInfo {
 };
 
 namespace detail {
-inline std::atomic<std::uint32_t> thread_ordinals{0};
-inline std::atomic<std::uint64_t> nest_runs{0};
+inline Atomic<std::uint32_t> thread_ordinals{0};
+inline Atomic<std::uint64_t> nest_runs{0};
 inline thread_local const PipelineInfo* current_pipeline_info = nullptr;
 // The PassContext a parallel nest's unit runs under on this worker thread
 // (null elsewhere): it may not be entered or given new instruments here.
@@ -62,7 +62,7 @@ class PipelineScope {
   const PipelineInfo* saved_;
 };
 
-inline std::uint64_t next_nest_run() noexcept { return nest_runs.fetch_add(1, std::memory_order_relaxed) + 1; }
+inline std::uint64_t next_nest_run() noexcept { return nest_runs.fetch_add(1, MemoryOrder::relaxed) + 1; }
 
 // LazyUnitFields: the unit fields of a serial nest's PipelineInfo, written
 // when read rather than per unit. The nest stores the running unit's slot in
@@ -79,22 +79,22 @@ struct LazyUnitFields {
   const void* first = nullptr;                       // the run's first slot (unit_index counts from it)
   const void* unit = nullptr;                        // the running unit's slot (null: none yet)
   void (*fill)(LazyUnitFields&) noexcept = nullptr;  // writes the fields from `unit`
-  std::atomic<const void*> filled{nullptr};          // the slot the fields describe
-  std::atomic<bool> filling{false};
+  Atomic<const void*> filled{nullptr};               // the slot the fields describe
+  Atomic<bool> filling{false};
 
   void sync() noexcept {
-    if (filled.load(std::memory_order_acquire) != unit) [[unlikely]] {
+    if (filled.load(MemoryOrder::acquire) != unit) [[unlikely]] {
       fill_now();
     }
   }
   [[gnu::noinline]] void fill_now() noexcept {
-    while (filling.exchange(true, std::memory_order_acquire)) {
+    while (filling.exchange(true, MemoryOrder::acquire)) {
     }
-    if (filled.load(std::memory_order_relaxed) != unit) {
+    if (filled.load(MemoryOrder::relaxed) != unit) {
       fill(*this);
-      filled.store(unit, std::memory_order_release);
+      filled.store(unit, MemoryOrder::release);
     }
-    filling.store(false, std::memory_order_release);
+    filling.store(false, MemoryOrder::release);
   }
 };
 // The innermost serial nest on this thread with lazy unit fields (null: none).
@@ -126,7 +126,7 @@ inline const PipelineInfo* current_pipeline() noexcept {
 
 // thread_ordinal(): this thread's number (1 for the first thread that asks).
 inline std::uint32_t thread_ordinal() noexcept {
-  thread_local const std::uint32_t ordinal = detail::thread_ordinals.fetch_add(1, std::memory_order_relaxed) + 1;
+  thread_local const std::uint32_t ordinal = detail::thread_ordinals.fetch_add(1, detail::MemoryOrder::relaxed) + 1;
   return ordinal;
 }
 

@@ -42,7 +42,7 @@
 //   intrusive reference count (the caller and each task hold one; the last
 //   owner frees it).
 // * Waiting. After taking its last unit the caller closes the state (no
-//   helper may enter from then on) and waits (std::atomic::wait, futex-based)
+//   helper may enter from then on) and waits (Atomic::wait, futex-based)
 //   only for the helpers that entered before it closed, i.e. that are running
 //   units. While waiting it runs nothing else: no unrelated task is ever
 //   stolen. Hence no deadlock with an executor that never runs its tasks, with
@@ -62,11 +62,10 @@
 // * Memory order. Everything a unit did (on any thread) happens-before
 //   fork_join returns.
 //
-// Headers: <atomic>, <exception>, <vector> only (no <memory>, no <thread>):
+// Headers: detail/atomic.hpp, <exception>, <vector> only (no <memory>, no <thread>):
 // this is included by core (core_is_light).
 #pragma once
 
-#include <atomic>
 #include <concepts>
 #include <cstddef>
 #include <exception>
@@ -74,6 +73,7 @@
 #include <vector>
 
 #include "passinfra/core/executor.hpp"
+#include "passinfra/detail/atomic.hpp"
 
 namespace passinfra::detail {
 
@@ -101,7 +101,7 @@ struct ForkJoinResult {
 // ForkJoinState and ForkJoinHelper are class templates (one instance each,
 // through the aliases below) so that a translation unit compiles their
 // members only when it runs a parallel nest: their inline bodies reach
-// std::atomic::wait and std::vector<ForkJoinFailure> (issue 18).
+// Atomic::wait and std::vector<ForkJoinFailure> (issue 18).
 template <class = void>
 class ForkJoinStateOf {
  public:
@@ -111,15 +111,15 @@ class ForkJoinStateOf {
   ForkJoinStateOf(std::size_t n, void* run_unit, RunFn run) : n_(n), run_unit_(run_unit), run_(run), errors_(n) {}
 
   // The caller's reference plus one per task.
-  void add_ref() noexcept { refs_.fetch_add(1, std::memory_order_relaxed); }
+  void add_ref() noexcept { refs_.fetch_add(1, MemoryOrder::relaxed); }
   void release() noexcept {
-    if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+    if (refs_.fetch_sub(1, MemoryOrder::acq_rel) == 1) delete this;
   }
 
   // Whether a unit is left for someone to take (a hint: it may change at once).
   [[nodiscard]] bool work_left() const noexcept {
-    const std::size_t next = next_.load(std::memory_order_relaxed);
-    return next < n_ && next <= first_failed_.load(std::memory_order_relaxed);
+    const std::size_t next = next_.load(MemoryOrder::relaxed);
+    return next < n_ && next <= first_failed_.load(MemoryOrder::relaxed);
   }
 
   // A helper task's body: enter unless closed, run units, leave.
@@ -150,7 +150,7 @@ class ForkJoinStateOf {
   }
 
  private:
-  // active_ is an unsigned (a futex word: std::atomic::wait needs no proxy);
+  // active_ is an unsigned (a futex word: Atomic::wait needs no proxy);
   // its top bit is the closed flag, the rest counts helpers inside.
   static constexpr unsigned kClosed = ~(~0U >> 1);
 
@@ -166,7 +166,7 @@ class ForkJoinStateOf {
     for (;;) {
       const std::size_t i = next_.fetch_add(1);
       if (i >= n_ || i > first_failed_.load()) return;
-      started_.fetch_add(1, std::memory_order_relaxed);
+      started_.fetch_add(1, MemoryOrder::relaxed);
       try {
         run_(run_unit_, i);
       } catch (...) {
@@ -182,11 +182,11 @@ class ForkJoinStateOf {
   void* const run_unit_;
   const RunFn run_;
   std::vector<std::exception_ptr> errors_;  // errors_[i] written only by the thread that ran unit i
-  std::atomic<std::size_t> refs_{1};
-  std::atomic<std::size_t> next_{0};
-  std::atomic<std::size_t> first_failed_{~std::size_t{0}};
-  std::atomic<std::size_t> started_{0};
-  std::atomic<unsigned> active_{0};  // helpers inside run_units, | kClosed once the caller closed
+  Atomic<std::size_t> refs_{1};
+  Atomic<std::size_t> next_{0};
+  Atomic<std::size_t> first_failed_{~std::size_t{0}};
+  Atomic<std::size_t> started_{0};
+  Atomic<unsigned> active_{0};  // helpers inside run_units, | kClosed once the caller closed
 };
 
 using ForkJoinState = ForkJoinStateOf<>;

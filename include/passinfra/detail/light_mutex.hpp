@@ -1,17 +1,18 @@
 // passinfra/detail/light_mutex.hpp — a mutex for cold, process-wide state
 // (the config registry, the log sink) without <mutex>.
 //
-// LightMutex        lock() / unlock(); waits with C++20 atomic wait (a futex
-//                   on Linux), so a contended lock sleeps rather than spins
+// LightMutex        lock() / unlock(); a contended lock sleeps (Atomic::wait,
+//                   a futex on Linux) rather than spins; an uncontended
+//                   lock and unlock are one atomic operation each
 // LightLock(m)      RAII: locks m for the scope
 //
 // <mutex> pulls in <chrono>, <system_error> and more; core.hpp's users pay
 // for every header it includes, and these locks guard state touched only
-// when an option is registered or a message is logged. <atomic> is part of
-// the core anyway (pipeline_info.hpp).
+// when an option is registered or a message is logged. Not <atomic> either
+// (detail/atomic.hpp says why).
 #pragma once
 
-#include <atomic>
+#include "passinfra/detail/atomic.hpp"
 
 namespace passinfra::detail {
 
@@ -22,15 +23,23 @@ class LightMutex {
   LightMutex& operator=(const LightMutex&) = delete;
 
   void lock() noexcept {
-    while (locked_.test_and_set(std::memory_order_acquire)) locked_.wait(true, std::memory_order_relaxed);
+    unsigned state = kFree;
+    if (state_.compare_exchange_weak(state, kLocked, MemoryOrder::acquire)) return;
+    // Contended (or a spurious failure): mark the lock as awaited, sleep until it is free.
+    if (state != kAwaited) state = state_.exchange(kAwaited, MemoryOrder::acquire);
+    while (state != kFree) {
+      state_.wait(kAwaited, MemoryOrder::relaxed);
+      state = state_.exchange(kAwaited, MemoryOrder::acquire);
+    }
   }
   void unlock() noexcept {
-    locked_.clear(std::memory_order_release);
-    locked_.notify_one();
+    if (state_.exchange(kFree, MemoryOrder::release) == kAwaited) state_.notify_one();
   }
 
  private:
-  std::atomic_flag locked_;  // clear (C++20: value-initialized to false)
+  // kAwaited: locked, and a thread may be asleep on it (unlock wakes one).
+  static constexpr unsigned kFree = 0, kLocked = 1, kAwaited = 2;
+  Atomic<unsigned> state_{kFree};
 };
 
 class [[nodiscard]] LightLock {
