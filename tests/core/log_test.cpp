@@ -27,7 +27,7 @@ LogSink current_sink() {
 
 bool is_default(const LogSink& sink) {
   const DefaultSinkPtr* target = sink.target<DefaultSinkPtr>();
-  return target != nullptr && *target == &passinfra::detail::default_log_sink;
+  return target != nullptr && *target == &passinfra::detail::default_log_sink<>;
 }
 
 // Runs f with stderr redirected to a temporary file; returns what was written.

@@ -352,9 +352,12 @@ void validate_config(Config& config) {
 
 namespace detail {
 
-template <class>
+// (&validate_config<T>, not <>: a dependent name, so g++ instantiates the
+// validation only with register_config_option, not in every translation unit
+// that includes this header.)
+template <class T>
 void set_config_validator() noexcept {
-  config_validator.store(&validate_config<>, MemoryOrder::release);
+  config_validator.store(&validate_config<T>, MemoryOrder::release);
 }
 
 // check_config(config): what a context does with its config: validate_config
@@ -384,8 +387,8 @@ void check_config(Config& config) {
 // config_get<T>(config, key, default): the value set for key, or default.
 template <class T>
 T config_get(const Config& config, std::string_view key, T default_value) {
-  for (auto it = config.rbegin(); it != config.rend(); ++it) {
-    if (it->key == key) return detail::read_config_value<T>(it->value, "get_config: key", key);
+  for (std::size_t i = config.size(); i-- > 0;) {  // the last setting wins
+    if (config[i].key == key) return detail::read_config_value<T>(config[i].value, "get_config: key", key);
   }
   return default_value;
 }

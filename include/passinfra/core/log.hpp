@@ -42,9 +42,14 @@ constexpr std::string_view to_string(LogLevel level) noexcept {
 // A sink receives every message, whatever its level; it filters itself.
 using LogSink = std::function<void(LogLevel, std::string_view)>;
 
+// Everything below is a template (one instance, called as a plain function:
+// log(level, message), ScopedLogSink through its alias), so a translation
+// unit compiles the sink's std::function, the lock and the default sink's
+// string only when it logs or replaces the sink (issue 18).
 namespace detail {
 
-inline void default_log_sink(LogLevel level, std::string_view message) {
+template <class = void>
+void default_log_sink(LogLevel level, std::string_view message) {
   if (level < LogLevel::warning) return;
   std::string line = "[passinfra] ";
   line += to_string(level);
@@ -54,13 +59,15 @@ inline void default_log_sink(LogLevel level, std::string_view message) {
   std::fputs(line.c_str(), stderr);
 }
 
-struct LogState {
+template <class = void>
+struct LogStateOf {
   LightMutex mutex;
-  LogSink sink = default_log_sink;
+  LogSink sink = default_log_sink<>;
 };
 
-inline LogState& log_state() {
-  static LogState state;
+template <class = void>
+LogStateOf<>& log_state() {
+  static LogStateOf<> state;
   return state;
 }
 
@@ -68,16 +75,18 @@ inline LogState& log_state() {
 
 // set_log_sink(sink): installs `sink` for all threads and returns the previous
 // one. An empty function restores the default sink.
-inline LogSink set_log_sink(LogSink sink) {
+template <class = void>
+LogSink set_log_sink(LogSink sink) {
   auto& state = detail::log_state();
   detail::LightLock lock(state.mutex);
-  if (!sink) sink = detail::default_log_sink;
+  if (!sink) sink = detail::default_log_sink<>;
   return std::exchange(state.sink, std::move(sink));
 }
 
 // log(level, message): one message to the current sink. The sink is called
 // outside the lock, so a sink may itself log or replace the sink.
-inline void log(LogLevel level, std::string_view message) {
+template <class = void>
+void log(LogLevel level, std::string_view message) {
   if (detail::UnitOutput* held = detail::current_unit_output) [[unlikely]] {
     // A unit of a parallel nest: held back, replayed in unit order (SPEC §11.5).
     held->add([](int l, void*, std::string_view text) { log(static_cast<LogLevel>(l), text); }, static_cast<int>(level),
@@ -94,15 +103,18 @@ inline void log(LogLevel level, std::string_view message) {
 }
 
 // ScopedLogSink: installs a sink for the lifetime of the object.
-class ScopedLogSink {
+template <class = void>
+class ScopedLogSinkOf {
  public:
-  explicit ScopedLogSink(LogSink sink) : previous_(set_log_sink(std::move(sink))) {}
-  ScopedLogSink(const ScopedLogSink&) = delete;
-  ScopedLogSink& operator=(const ScopedLogSink&) = delete;
-  ~ScopedLogSink() { set_log_sink(std::move(previous_)); }
+  explicit ScopedLogSinkOf(LogSink sink) : previous_(set_log_sink(std::move(sink))) {}
+  ScopedLogSinkOf(const ScopedLogSinkOf&) = delete;
+  ScopedLogSinkOf& operator=(const ScopedLogSinkOf&) = delete;
+  ~ScopedLogSinkOf() { set_log_sink(std::move(previous_)); }
 
  private:
   LogSink previous_;
 };
+
+using ScopedLogSink = ScopedLogSinkOf<>;
 
 }  // namespace passinfra
