@@ -85,9 +85,53 @@ inline void deduction() {
   static_assert(std::is_same_v<decltype(passinfra::make_instrument_set(std::cref(c))), InstrumentSet<const Counter&>>);
 }
 
+// Layout: an empty instrument takes no room in a set (a detail::FlatTuple of
+// [[no_unique_address]] slots), a final one included; a set of distinct empty
+// instruments is its cleared flag alone, and a context is no bigger for them.
+struct EmptyA {
+  void run_before_pass(const TestIR&, const PassInfo&) {}
+};
+struct EmptyB {
+  void run_after_pass(const TestIR&, const PassInfo&) {}
+};
+struct EmptyFinal final {
+  void run_before_pass(const TestIR&, const PassInfo&) {}
+};
+struct CountingFinal final {
+  long befores = 0;
+  void run_before_pass(const TestIR&, const PassInfo&) { ++befores; }
+};
+static_assert(std::is_empty_v<InstrumentSet<>>);
+static_assert(sizeof(InstrumentSet<EmptyA>) == sizeof(bool));
+static_assert(sizeof(InstrumentSet<EmptyA, EmptyB, EmptyFinal>) == sizeof(bool));
+static_assert(sizeof(InstrumentSet<EmptyFinal, CountingFinal>) == sizeof(InstrumentSet<CountingFinal>));
+static_assert(sizeof(InstrumentSet<Counter, EmptyA, EmptyB>) == sizeof(InstrumentSet<Counter>));
+static_assert(sizeof(InstrumentSet<EmptyA, Counter, EmptyFinal>) == sizeof(InstrumentSet<Counter>));
+static_assert(sizeof(InstrumentSet<Counter&, EmptyA, EmptyB>) == sizeof(InstrumentSet<Counter&>));
+static_assert(sizeof(passinfra::PassContext<TestIR, InstrumentSet<EmptyA, EmptyB, EmptyFinal>>) ==
+              sizeof(passinfra::PassContext<TestIR, InstrumentSet<>>));
+static_assert(sizeof(passinfra::PassContext<TestIR, InstrumentSet<Counter&, EmptyA, EmptyB>>) ==
+              sizeof(passinfra::PassContext<TestIR, InstrumentSet<Counter&>>));
+// A set holding a reference has no default constructor (a trait asks without a hard error).
+static_assert(std::is_default_constructible_v<InstrumentSet<Counter, EmptyA>>);
+static_assert(!std::is_default_constructible_v<InstrumentSet<Counter&>>);
+static_assert(!std::is_default_constructible_v<InstrumentSet<EmptyA, const Counter&>>);
+
 }  // namespace instrument_set_test
 
 using namespace instrument_set_test;
+
+TEST_CASE("core/instrument_set: final instruments, by value and by reference, get their hooks") {
+  CountingFinal by_reference;
+  auto set = passinfra::make_instrument_set(EmptyFinal{}, std::ref(by_reference), CountingFinal{});
+  const PassInfo info{"p", 0};
+  set.run_before_pass(TestIR{}, info);
+  set.run_before_pass(TestIR{}, info);
+  CHECK(by_reference.befores == 2);
+  CHECK(set.get<2>().befores == 2);
+  CHECK(&set.get<1>() == &by_reference);
+  CHECK(set.size() == 3);
+}
 
 TEST_CASE("core/instrument_set: std::ref holds the caller's object, by value holds a copy") {
   Counter by_ref;

@@ -1,8 +1,9 @@
 // passinfra/core.hpp is the cheap include (DESIGN.md, issue 8): it must not
 // pull in the dynamic layer, the instruments, or <memory>; nor (issue 18)
-// <algorithm>, <cmath>, <map>, <mutex>, <chrono>, <ostream> or <atomic>. (<functional> is
-// allowed: InstrumentSet unwraps std::reference_wrapper.) Built as part of
-// passinfra_header_tests; a failure here fails the build.
+// <algorithm>, <cmath>, <map>, <mutex>, <chrono>, <ostream>, <atomic> or
+// Boost.Hana. (<functional> is allowed: InstrumentSet unwraps
+// std::reference_wrapper.) Built as part of passinfra_header_tests; a failure
+// here fails the build.
 //
 // core.hpp must be the first include of this file: anything included before
 // it could define what is checked below.
@@ -50,6 +51,15 @@
 #if defined(_GLIBCXX_ATOMIC) || defined(_LIBCPP_ATOMIC)
 #error "passinfra/core.hpp includes <atomic> (find the include with g++ -H)"
 #endif
+#endif
+
+// ---- Boost.Hana -----------------------------------------------------------
+// InstrumentSet and Sequential keep their elements in detail::FlatTuple
+// (detail/inline.hpp); Hana's headers cost core.hpp's includers ~134 M of
+// g++'s ~3,090 M instructions (issue 18). Every Hana header includes
+// boost/hana/config.hpp, which includes boost/hana/version.hpp.
+#if defined(BOOST_HANA_CONFIG_HPP) || defined(BOOST_HANA_VERSION_HPP)
+#error "passinfra/core.hpp includes Boost.Hana (find the include with g++ -H)"
 #endif
 
 // Sanity: the check looks at the right macros (this standard library is one of the two).

@@ -34,11 +34,13 @@
 // set.first_unsafe_for_units<U>(): the name of the first instrument with such a hook that is not
 //                                  thread-safe (SPEC §11.4), or "" when there is none
 //
-// Design: the set is a Boost.Hana tuple walked with hana::for_each, so every
-// hook call is a direct, inlinable call; a hook an instrument does not have
-// generates nothing, and InstrumentSet<> generates nothing at all (the
-// has_* constants let `run` skip even the bookkeeping). A DynamicInstruments
-// element is a run-time list: its items take the positions where it stands.
+// Design: the set is a detail::FlatTuple (detail/inline.hpp, as a
+// Sequential's children are) walked with a fold, so every hook call is a
+// direct, inlinable call; a hook an instrument does not have generates
+// nothing, and InstrumentSet<> generates nothing at all (the has_* constants
+// let `run` skip even the bookkeeping). An empty instrument, final or not,
+// takes no room. A DynamicInstruments element is a run-time list: its items
+// take the positions where it stands.
 #pragma once
 
 #include <cstddef>
@@ -48,9 +50,6 @@
 #include <type_traits>
 #include <utility>
 
-#include <boost/hana/at.hpp>
-#include <boost/hana/for_each.hpp>
-#include <boost/hana/tuple.hpp>
 #include <boost/mp11/list.hpp>
 
 #include "passinfra/core/instrument.hpp"
@@ -153,7 +152,12 @@ class InstrumentSet {
   static constexpr bool hook_free =
       !(has_should_run<IR> || has_run_before_pass<IR> || has_run_after_pass<IR> || has_run_after_pass_failed);
 
-  InstrumentSet() = default;
+  // Constrained: a detail::Slot's default member initializer is no SFINAE
+  // context, so std::is_default_constructible of a set holding a reference
+  // must not reach it (it is false, as it was for the tuple this replaced).
+  InstrumentSet()
+    requires(detail::all_true<detail::is_default_constructible_type<detail::stored_t<Is>>...>())
+  = default;
 
   template <class... As>
     requires(sizeof...(As) == sizeof...(Is) && sizeof...(As) > 0 &&
@@ -163,7 +167,7 @@ class InstrumentSet {
   // get<K>(): the K-th instrument (the referenced object for T& elements).
   template <std::size_t K>
   auto& get() noexcept {
-    return detail::unwrap(boost::hana::at_c<K>(items_));
+    return detail::unwrap(detail::get<K>(items_));
   }
   template <std::size_t K>
   const auto& get() const noexcept {
@@ -433,7 +437,7 @@ class InstrumentSet {
   void clear() noexcept {
     if constexpr (sizeof...(Is) > 0) {
       if constexpr (has_static_instruments) cleared_.value = true;
-      boost::hana::for_each(items_, [](auto& stored) {
+      detail::for_each_element<sizeof...(Is)>(items_, [](auto& stored) {
         auto& element = detail::unwrap(stored);
         if constexpr (InstrumentList<U<decltype(element)>>) element.replace({});
       });
@@ -495,7 +499,7 @@ class InstrumentSet {
   void clear_and_exit_first(std::size_t entered) {
     if constexpr (has_static_instruments) cleared_.value = true;
     std::size_t position = 0;
-    boost::hana::for_each(items_, [&](auto& stored) {
+    detail::for_each_element<sizeof...(Is)>(items_, [&](auto& stored) {
       auto& element = detail::unwrap(stored);
       if constexpr (InstrumentList<U<decltype(element)>>) {
         auto taken = element.take_items();
@@ -526,7 +530,7 @@ class InstrumentSet {
     log(LogLevel::info, name + " exited PassContext.");
   }
 
-  [[no_unique_address]] boost::hana::tuple<detail::stored_t<Is>...> items_;
+  [[no_unique_address]] detail::FlatTuple<detail::stored_t<Is>...> items_;
   [[no_unique_address]] detail::ClearedFlag<(sizeof...(Is) > 0 && has_static_instruments)> cleared_;
 };
 

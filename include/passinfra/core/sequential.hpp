@@ -401,7 +401,7 @@ class Sequential : public CallablePass<Sequential<Ps...>> {
 
   std::string_view name_ = default_info.name;
   int opt_level_ = default_info.opt_level;
-  detail::FlatTuple<Ps...> passes_;  // not a Hana tuple: see detail/inline.hpp
+  detail::FlatTuple<Ps...> passes_;  // see detail/inline.hpp
 };
 
 template <class... Ps>

@@ -53,8 +53,6 @@
 #include <type_traits>
 #include <utility>
 
-#include <boost/hana/at.hpp>
-
 namespace passinfra::detail {
 
 // Type traits asked once per child of a Sequential, through the compilers'
@@ -83,13 +81,16 @@ template <class T>
 inline constexpr bool is_trivially_copyable_type = std::is_trivially_copyable_v<T>;
 #endif
 
-// FlatTuple<Ts...>: the children of a Sequential, one base Slot<I, T> per
-// element (empty elements take no room); get<I>(tuple) is the I-th element.
-// get deduces T from the base, so the function made per element names only
-// I and T. A Hana tuple reaches its I-th element through hana::at_c<I, Ts...>:
-// one function per element whose template arguments are the whole pack, so
-// a Sequential of N children cost the compiler O(N^2) in template arguments
-// and symbol names (benchmarks/README.md, Compile time).
+// FlatTuple<Ts...>: the children of a Sequential and the instruments of an
+// InstrumentSet, one base Slot<I, T> per element (empty elements take no
+// room, final ones included: the element is a [[no_unique_address]] member,
+// not a base); get<I>(tuple) is the I-th element. get deduces T from the
+// base, so the function made per element names only I and T. A tuple read
+// through at_c<I, Ts...> makes one function per element whose template
+// arguments are the whole pack: a Sequential of N children cost the compiler
+// O(N^2) in template arguments and symbol names (benchmarks/README.md,
+// Compile time). FlatTuple needs no tuple library, so passinfra/core.hpp
+// includes none (issue 18).
 template <std::size_t I, class T>
 struct Slot {
   [[no_unique_address]] T value{};
@@ -112,18 +113,24 @@ template <std::size_t I, class T>
 PASSINFRA_ALWAYS_INLINE constexpr const T& get(const Slot<I, T>& slot) noexcept {
   return slot.value;
 }
+// The mutable get (an InstrumentSet's instruments) is not forced inline, as
+// the tuple access it replaced was not. Forced, its address arithmetic is
+// folded right away, and g++ 12's early scalar replacement takes a pipeline's
+// hook view (InstrumentSet::hook_view) apart before the hooks are inlined;
+// the jump threaders then copy the blocks of a Sequential's children
+// (dispatch_callgrind's seq_hooks at N = 100: 705 -> 899 instructions per
+// run). Plain inline, the view is taken apart by the late pass, as before.
+// Any optimizing build inlines it.
+template <std::size_t I, class T>
+constexpr T& get(Slot<I, T>& slot) noexcept {
+  return slot.value;
+}
 
-template <class T>
-inline constexpr bool is_flat_tuple = false;
-template <class Indices, class... Ts>
-inline constexpr bool is_flat_tuple<IndexedSlots<Indices, Ts...>> = true;
-
-// for_each_element(tuple, f): f(element) for each element of a Hana tuple or
-// a FlatTuple, in order, as inlined folds (hana::for_each's own fold is not
-// always inlined, which would keep the IR in memory across a whole
-// pipeline). The folds take at most fold_chunk elements each: clang limits
-// the nesting of one expression (-fbracket-depth, 256), and a fold is one
-// expression.
+// for_each_element(tuple, f): f(element) for each element of a FlatTuple, in
+// order, as inlined folds (a for_each that is not always inlined would keep
+// the IR in memory across a whole pipeline). The folds take at most
+// fold_chunk elements each: clang limits the nesting of one expression
+// (-fbracket-depth, 256), and a fold is one expression.
 inline constexpr std::size_t fold_chunk = 128;
 
 // inline_block: under a context with pass hooks, the most children a
@@ -138,15 +145,11 @@ consteval std::size_t chunk_length(std::size_t n, std::size_t k, std::size_t c) 
 }
 
 // for_each_element_chunk<Offset>(tuple, f, index_sequence<I...>): f on the
-// elements Offset + I, in order, as one fold. A FlatTuple's elements are
-// reached through their bases, a Hana tuple's by at_c.
+// elements Offset + I, in order, as one fold; the elements are reached
+// through their bases (const when the tuple is).
 template <std::size_t Offset, class Tuple, class F, std::size_t... I>
 PASSINFRA_ALWAYS_INLINE void for_each_element_chunk(Tuple& tuple, F& f, std::index_sequence<I...>) {
-  if constexpr (is_flat_tuple<std::remove_const_t<Tuple>>) {
-    (f(detail::get<Offset + I>(tuple)), ...);
-  } else {
-    (f(boost::hana::at_c<Offset + I>(tuple)), ...);
-  }
+  (f(detail::get<Offset + I>(tuple)), ...);
 }
 
 template <std::size_t N, class Tuple, class F, std::size_t... C>
