@@ -111,13 +111,18 @@ inline constexpr ResultOps result_ops_for{type_name<R>(), [](const void* p) { de
                                           equals_of<R>()};
 
 // ErasedResult (AnyResult): a result and its analysis's info, viewed (a
-// cached entry) or owned (what recompute returns).
-class ErasedResult {
+// cached entry) or owned (what recompute returns). (A class template behind
+// the alias, so that a translation unit compiles its members only when it
+// uses them. Issue 18.)
+template <class = void>
+class ErasedResultOf {
+  using ErasedResult = ErasedResultOf;
+
  public:
-  ErasedResult() noexcept = default;
-  ErasedResult(const ErasedResult&) = delete;
+  ErasedResultOf() noexcept = default;
+  ErasedResultOf(const ErasedResultOf&) = delete;
   ErasedResult& operator=(const ErasedResult&) = delete;
-  ErasedResult(ErasedResult&& other) noexcept { take(other); }
+  ErasedResultOf(ErasedResultOf&& other) noexcept { take(other); }
   ErasedResult& operator=(ErasedResult&& other) noexcept {
     if (this != &other) {
       reset();
@@ -125,7 +130,7 @@ class ErasedResult {
     }
     return *this;
   }
-  ~ErasedResult() { reset(); }
+  ~ErasedResultOf() { reset(); }
 
   // owning(r, info): a result of its own (info.function is copied).
   template <class R>
@@ -201,6 +206,8 @@ class ErasedResult {
   std::string_view function_view_{};
   std::string function_owned_{};
 };
+
+using ErasedResult = ErasedResultOf<>;
 
 // ---- function keys -------------------------------------------------------
 
@@ -484,10 +491,13 @@ struct AnalysisRecord {
 };
 
 // The marks made by the body of the pass running at `depth` (SPEC §10.4).
-struct MarkEntry {
+// (A class template, like PreservedAnalyses: instantiated only when used.)
+template <class = void>
+struct MarkEntryOf {
   std::size_t depth;
   PreservedAnalyses marks;
 };
+using MarkEntry = MarkEntryOf<>;
 
 template <class IR, class A>
 struct Typed;  // the typed operations of A's entries (defined after AnalysisManager)

@@ -133,8 +133,10 @@ std::size_t edit_distance_at_most(std::string_view a, std::string_view b, std::s
 }
 
 // clipped(text): text if it has at most max_quoted_length bytes, else its
-// first ones (not splitting a UTF-8 sequence) and "... (N bytes)".
-inline std::string clipped(std::string_view text) {
+// first ones (not splitting a UTF-8 sequence) and "... (N bytes)". (A
+// template called as clipped(text): compiled only where it is used.)
+template <class = void>
+std::string clipped(std::string_view text) {
   if (text.size() <= max_quoted_length) return std::string(text);
   std::size_t cut = max_quoted_length;
   while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
