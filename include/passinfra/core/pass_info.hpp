@@ -61,7 +61,10 @@ struct PassInfo {
 
 // to_string(info): exactly SPEC §1, e.g.
 //   "The meta data of the pass - pass name: InferType, opt_level: 0, required passes: []\n"
-inline std::string to_string(const PassInfo& info) {
+// (A template called as to_string(info), like the other cold helpers: a
+// translation unit compiles it only when it uses it.)
+template <class = void>
+std::string to_string(const PassInfo& info) {
   std::string out = "The meta data of the pass - pass name: ";
   out += info.name;
   out += ", opt_level: ";

@@ -110,9 +110,15 @@ using KeyList = KeyListOf<>;
 
 }  // namespace detail
 
-class PreservedAnalyses {
+// PreservedAnalysesOf<>: PreservedAnalyses below. (A class template behind
+// the alias, so that a translation unit instantiates its members and the
+// vectors they use only when it uses them. Issue 18.)
+template <class>
+class PreservedAnalysesOf {
+  using PreservedAnalyses = PreservedAnalysesOf;
+
  public:
-  constexpr PreservedAnalyses() noexcept = default;
+  constexpr PreservedAnalysesOf() noexcept = default;
 
   // none(): nothing is preserved.
   static constexpr PreservedAnalyses none() noexcept { return PreservedAnalyses(); }
@@ -244,8 +250,8 @@ class PreservedAnalyses {
 
   // For a declaration's constant: the named analyses and the tags as
   // constant arrays (no allocation).
-  constexpr PreservedAnalyses(bool all, std::span<const AnalysisKey> named,
-                              std::span<const AnalysisKey> groups) noexcept
+  constexpr PreservedAnalysesOf(bool all, std::span<const AnalysisKey> named,
+                                std::span<const AnalysisKey> groups) noexcept
       : all_(all), named_(named), groups_(groups) {}
 
  private:
@@ -295,6 +301,8 @@ class PreservedAnalyses {
   detail::KeyList abandoned_;
 };
 
+using PreservedAnalyses = PreservedAnalysesOf<void>;
+
 // preserves<Ts...>: a pass keeps these analyses and tags.
 template <class... Ts>
 struct preserves {
@@ -338,12 +346,15 @@ struct preserves_constant<preserves<Ts...>> {
   }
   static constexpr auto named = keys(named_list{});
   static constexpr auto groups = keys(group_list{});
-  static constexpr PreservedAnalyses value{false, std::span<const AnalysisKey>(named),
-                                           std::span<const AnalysisKey>(groups)};
+  // (PreservedAnalyses spelled dependently, so that the constructor is
+  // compiled only with the constant.)
+  static constexpr PreservedAnalysesOf<std::void_t<Ts...>> value{false, std::span<const AnalysisKey>(named),
+                                                                 std::span<const AnalysisKey>(groups)};
 };
-template <>
-struct preserves_constant<preserves_all> {
-  static constexpr PreservedAnalyses value{true, {}, {}};
+template <class L>
+  requires std::is_same_v<L, preserves_all>  // (a partial specialization: instantiated only when used)
+struct preserves_constant<L> {
+  static constexpr PreservedAnalysesOf<std::void_t<L>> value{true, {}, {}};
 };
 
 }  // namespace detail

@@ -133,8 +133,10 @@ std::size_t edit_distance_at_most(std::string_view a, std::string_view b, std::s
 }
 
 // clipped(text): text if it has at most max_quoted_length bytes, else its
-// first ones (not splitting a UTF-8 sequence) and "... (N bytes)".
-inline std::string clipped(std::string_view text) {
+// first ones (not splitting a UTF-8 sequence) and "... (N bytes)". (A
+// template called as clipped(text): compiled only where it is used.)
+template <class = void>
+std::string clipped(std::string_view text) {
   if (text.size() <= max_quoted_length) return std::string(text);
   std::size_t cut = max_quoted_length;
   while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
@@ -185,11 +187,13 @@ std::vector<std::string> closest_names(std::string_view input, const Range& cand
 template <class Range>
 std::string suggestion_text(std::string_view input, const Range& candidates, std::string_view what) {
   auto names = closest_names(input, candidates);
-  if (names.empty()) return "; no " + std::string(what) + " are registered";
-  std::string out = "; the closest registered " + std::string(what) + ": ";
+  if (names.empty()) return concat({"; no ", what, " are registered"});
+  std::string out = concat({"; the closest registered ", what, ": "});
   for (std::size_t i = 0; i < names.size(); ++i) {
     if (i) out += ", ";
-    out += "'" + clipped(names[i]) + "'";
+    out += '\'';
+    out += clipped(names[i]);
+    out += '\'';
   }
   return out;
 }
