@@ -167,8 +167,8 @@ class ErasedResultOf {
   template <class T>
   const T& get() const {
     if (const T* p = target<T>()) return *p;
-    throw Error(
-        concat({"analysis '", name_, "' has result type ", type_name(), ", not ", passinfra::detail::type_name<T>()}));
+    throw Error("analysis '" + std::string(name_) + "' has result type " + std::string(type_name()) + ", not " +
+                std::string(passinfra::detail::type_name<T>()));
   }
   // equals(other): the results compared with ==; nullopt when the type has
   // no == (or either side holds nothing); false for different types.
@@ -901,10 +901,8 @@ class AnalysisManager<IR, analyses<>> {
     for (entry_type* e = head_; e != nullptr; e = e->next) {
       if (e->info() == info) return e->ops->recompute(*this, *e, ir);
     }
-    const bool function = !info.function.empty();
-    throw Error(detail::concat({"AnalysisManager::recompute: no cached result of analysis '",
-                                detail::clipped(info.name), "'", function ? " for function '" : "",
-                                function ? detail::clipped(info.function) : std::string(), function ? "'" : ""}));
+    throw Error("AnalysisManager::recompute: no cached result of analysis '" + detail::clipped(info.name) + "'" +
+                (info.function.empty() ? std::string() : " for function '" + detail::clipped(info.function) + "'"));
   }
 
   // ---- by name (the dynamic layer's; AnyResult is detail::ErasedResult) --
@@ -947,11 +945,11 @@ class AnalysisManager<IR, analyses<>> {
                                          detail::SinkRef<IR>* sink) {
     const auto& r = record_named(name);
     if (r.ops->function && fn == nullptr) {
-      throw Error(detail::concat({"analysis '", r.ops->name,
-                                  "' is a function analysis; call get(name, ir, fn) with one of the IR's functions"}));
+      throw Error("analysis '" + std::string(r.ops->name) +
+                  "' is a function analysis; call get(name, ir, fn) with one of the IR's functions");
     }
     if (!r.ops->function && fn != nullptr) {
-      throw Error(detail::concat({"analysis '", r.ops->name, "' is a module analysis; call get(name, ir)"}));
+      throw Error("analysis '" + std::string(r.ops->name) + "' is a module analysis; call get(name, ir)");
     }
     return r.ops->get(*this, ir, fn, sink);
   }
@@ -1079,7 +1077,7 @@ class AnalysisManager<IR, analyses<>> {
   // marks(what): the marks of the innermost running pass; `what` names the
   // call in the Error outside any pass (SPEC §10.8).
   PreservedAnalyses& marks(std::string_view what) {
-    if (depth_ == 0) throw Error(detail::concat({what, " called outside a pass body"}));
+    if (depth_ == 0) throw Error(std::string(what) + " called outside a pass body");
     if (MarkEntry* m = marks_here()) return m->marks;
     marks_.push_back(detail::MarkEntry{depth_, PreservedAnalyses()});
     ++pending_;
@@ -1245,7 +1243,7 @@ class AnalysisManager<IR, analyses<>> {
       for (const auto* r : shared_->records_) names.emplace_back(r->ops->name);
     }
     for (const auto* r : records_) names.emplace_back(r->ops->name);
-    std::string message = detail::concat({"unknown analysis '", detail::clipped(name), "'"});
+    std::string message = "unknown analysis '" + detail::clipped(name) + "'";
     // A guess only when it is close: within max(2, a third of the name) edits, or one contains the other.
     const auto close = detail::closest_names(name, names, 1);
     if (!close.empty()) {
@@ -1254,15 +1252,12 @@ class AnalysisManager<IR, analyses<>> {
       const bool contains =
           !name.empty() && (guess.find(name) != std::string_view::npos || name.find(guess) != std::string_view::npos);
       if (contains || detail::edit_distance_at_most(name, guess, bound) <= bound) {
-        message += detail::concat({"; did you mean '", detail::clipped(guess), "'?"});
+        message += "; did you mean '" + detail::clipped(guess) + "'?";
       }
     }
     message += " registered: ";
     if (names.empty()) message += "(none)";
-    for (std::size_t i = 0; i < names.size(); ++i) {
-      if (i) message += ", ";
-      message += detail::clipped(names[i]);
-    }
+    for (std::size_t i = 0; i < names.size(); ++i) message += (i ? ", " : "") + detail::clipped(names[i]);
     throw Error(message);
   }
   bool add_object(const detail::AnalysisOps<IR>* ops, const void* source) {
@@ -1362,15 +1357,16 @@ class AnalysisManager<IR, analyses<>> {
     if (!(key == *only_key_)) throw_other_unit(name, key);
   }
   [[noreturn, gnu::noinline]] void throw_other_unit(std::string_view name, const function_key_type& key) const {
-    throw Error(detail::concat({"function analysis '", name, "' for function '", detail::key_text(key),
-                                "' cannot be computed or read inside unit '", frozen_in_->unit_name, "' of nest '",
-                                frozen_in_->nest.name, "': inside a unit, function analyses are those of the unit's ",
-                                "function only (get<A>(ctx.parent(), fn) and get_cached<A>(fn) with fn the unit)"}));
+    throw Error("function analysis '" + std::string(name) + "' for function '" + detail::key_text(key) +
+                "' cannot be computed or read inside unit '" + std::string(frozen_in_->unit_name) + "' of nest '" +
+                std::string(frozen_in_->nest.name) + "': inside a unit, function analyses are those of the unit's " +
+                "function only (get<A>(ctx.parent(), fn) and get_cached<A>(fn) with fn the unit)");
   }
   [[noreturn]] void throw_frozen(std::string_view name) const {
-    throw Error(detail::concat({"module analysis '", name, "' cannot be computed inside nest '", frozen_in_->nest.name,
-                                "' (unit '", frozen_in_->unit_name, "'); compute it before the nest, e.g. with ",
-                                "require(analysis=\"", name, "\")"}));
+    const std::string a(name);
+    throw Error("module analysis '" + a + "' cannot be computed inside nest '" + std::string(frozen_in_->nest.name) +
+                "' (unit '" + std::string(frozen_in_->unit_name) + "'); compute it before the nest, e.g. with " +
+                "require(analysis=\"" + a + "\")");
   }
   [[noreturn]] void throw_cycle(const entry_type& again) const {
     std::vector<const entry_type*> chain;
@@ -1379,12 +1375,9 @@ class AnalysisManager<IR, analyses<>> {
       if (c == &again) break;
     }
     std::string text;
-    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
-      text += name_of(**it);
-      text += " -> ";
-    }
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) text += std::string(name_of(**it)) + " -> ";
     text += name_of(again);
-    throw Error(detail::concat({"analysis dependency cycle: ", text}));
+    throw Error("analysis dependency cycle: " + text);
   }
   std::string_view name_of(const entry_type& e) const {
     const auto* r = find_record(e.key);
@@ -1719,9 +1712,9 @@ struct Typed {
         });
         return out;
       } else {
-        throw Error(concat({"AnalysisManager::recompute: analysis '", A::info.name,
-                            "' is a function analysis, and recomputing its results needs "
-                            "ir_traits<IR>::for_each_function(const IR&, f)"}));
+        throw Error("AnalysisManager::recompute: analysis '" + std::string(A::info.name) +
+                    "' is a function analysis, and recomputing its results needs "
+                    "ir_traits<IR>::for_each_function(const IR&, f)");
       }
     } else {
       if constexpr (requires { analysis.run(ir, deps); }) {

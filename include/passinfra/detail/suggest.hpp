@@ -187,13 +187,11 @@ std::vector<std::string> closest_names(std::string_view input, const Range& cand
 template <class Range>
 std::string suggestion_text(std::string_view input, const Range& candidates, std::string_view what) {
   auto names = closest_names(input, candidates);
-  if (names.empty()) return concat({"; no ", what, " are registered"});
-  std::string out = concat({"; the closest registered ", what, ": "});
+  if (names.empty()) return "; no " + std::string(what) + " are registered";
+  std::string out = "; the closest registered " + std::string(what) + ": ";
   for (std::size_t i = 0; i < names.size(); ++i) {
     if (i) out += ", ";
-    out += '\'';
-    out += clipped(names[i]);
-    out += '\'';
+    out += "'" + clipped(names[i]) + "'";
   }
   return out;
 }
