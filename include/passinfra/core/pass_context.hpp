@@ -109,7 +109,8 @@ std::vector<Ctx*>& context_stack() {
 
 // Whether a list of pass names holds an empty one (PassContextOptions
 // requires names).
-inline bool has_empty_name(const std::vector<std::string>& names) noexcept {
+template <class = void>
+bool has_empty_name(const std::vector<std::string>& names) noexcept {
   for (const auto& name : names) {
     if (name.empty()) return true;
   }
@@ -142,11 +143,14 @@ inline constexpr std::size_t name_index_threshold = 16;
 // NameIndex: an open-addressing hash table of the names of a list (indexes
 // into it), empty for a list of at most name_index_threshold names. Written
 // here rather than std::unordered_set so that core.hpp stays free of
-// <memory> and <unordered_set> (tests/headers/core_is_light.cpp).
-class NameIndex {
+// <memory> and <unordered_set> (tests/headers/core_is_light.cpp). A class
+// template (one instance, NameIndex below): its members, and the vector's,
+// compile only in a translation unit that makes a context.
+template <class = void>
+class NameIndexOf {
  public:
-  NameIndex() = default;
-  explicit NameIndex(const std::vector<std::string>& names) {
+  NameIndexOf() = default;
+  explicit NameIndexOf(const std::vector<std::string>& names) {
     if (names.size() <= name_index_threshold) return;
     std::size_t size = 1;
     while (size < 2 * names.size()) size *= 2;  // load factor <= 1/2
@@ -176,6 +180,8 @@ class NameIndex {
   }
   std::vector<std::size_t> slots_;
 };
+
+using NameIndex = NameIndexOf<>;
 
 // OptLevelGate: the gate of a context that lists no names (no required_pass,
 // no disabled_pass): PassEnabled is the opt_level compare, and no name is
