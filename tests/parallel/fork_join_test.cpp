@@ -29,6 +29,8 @@
 #include <passinfra/detail/fork_join.hpp>
 #include <passinfra/parallel/thread_pool.hpp>
 
+#include "support/watchdog.hpp"
+
 namespace {
 
 using passinfra::ExecutorRef;
@@ -56,28 +58,10 @@ bool wait_until(Pred pred, std::chrono::steady_clock::duration limit = kDeadline
   return true;
 }
 
-// Runs body() on a thread; if it has not finished by the deadline (a
-// deadlock), reports and aborts rather than hanging the test run.
+// A case that could hang if fork_join deadlocked runs under a watchdog.
 template <class Body>
 void within_deadline(const char* what, Body body) {
-  std::mutex m;
-  std::condition_variable cv;
-  bool done = false;
-  std::thread t([&] {
-    body();
-    {
-      std::lock_guard lock(m);
-      done = true;
-    }
-    cv.notify_all();
-  });
-  std::unique_lock lock(m);
-  if (!cv.wait_for(lock, kDeadline, [&] { return done; })) {
-    std::fprintf(stderr, "fork_join_test: '%s' did not finish within the deadline (deadlock?)\n", what);
-    std::abort();
-  }
-  lock.unlock();
-  t.join();
+  test_support::within_deadline("fork_join_test", what, body);
 }
 
 struct Boom : std::runtime_error {

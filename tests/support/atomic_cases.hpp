@@ -11,17 +11,14 @@
 
 #include <doctest/doctest.h>
 
-#include <chrono>
-#include <condition_variable>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <mutex>
 #include <thread>
 #include <vector>
 
 #include <passinfra/detail/atomic.hpp>
 #include <passinfra/detail/light_mutex.hpp>
+
+#include "support/watchdog.hpp"
 
 namespace atomic_cases {
 
@@ -30,30 +27,10 @@ using passinfra::detail::LightLock;
 using passinfra::detail::LightMutex;
 using passinfra::detail::MemoryOrder;
 
-constexpr auto kDeadline = std::chrono::seconds(60);
-
-// Runs body() on a thread; if it has not finished by the deadline (a lost
-// wake-up), reports and aborts rather than hanging the test run.
+// A case that would hang if a wake-up were lost runs under a watchdog.
 template <class Body>
 void within_deadline(const char* what, Body body) {
-  std::mutex m;
-  std::condition_variable cv;
-  bool done = false;
-  std::thread t([&] {
-    body();
-    {
-      std::lock_guard lock(m);
-      done = true;
-    }
-    cv.notify_all();
-  });
-  std::unique_lock lock(m);
-  if (!cv.wait_for(lock, kDeadline, [&] { return done; })) {
-    std::fprintf(stderr, "atomic test: '%s' did not finish within the deadline (lost wake-up?)\n", what);
-    std::abort();
-  }
-  lock.unlock();
-  t.join();
+  test_support::within_deadline("atomic test", what, body);
 }
 
 // Constant initialization, as the library's process-wide counters need.
