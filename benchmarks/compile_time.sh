@@ -260,7 +260,7 @@ done
 # g++: -ftime-report's phases with the most wall time. clang: -ftime-trace
 # with granularity 0, turned into self time per kind of work (nested events
 # subtracted from their parent); template instantiations, parsing and IR
-# generation split by namespace (passinfra, boost::hana, boost::mp11, std, the
+# generation split by namespace (passinfra, boost::mp11, std, the
 # TU's own types), the LLVM passes summed. The trace itself slows clang down,
 # so these times are larger than the table's; the proportions are what count.
 
@@ -281,8 +281,7 @@ clang_breakdown() {  # self time per kind of work from clang's -ftime-trace
   sed 's/},{/}\n{/g' "$out/obj.json" |
     awk 'function kind(name, detail,    ns) {
            ns = "other"
-           if (detail ~ /^boost::hana/) ns = "boost::hana"
-           else if (detail ~ /^boost::mp11/) ns = "boost::mp11"
+           if (detail ~ /^boost::mp11/) ns = "boost::mp11"
            else if (detail ~ /^passinfra/) ns = "passinfra"
            else if (detail ~ /^(std::|__gnu_cxx|__cxx|__detail)/) ns = "std"
            else if (detail ~ /^([A-Z][A-Za-z0-9_]*|\(anonymous namespace\)|\(lambda)/) ns = "the TU'"'"'s own types"
