@@ -4,7 +4,10 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -234,4 +237,50 @@ TEST_CASE("core/config: ConfigKey carries the type and the default") {
       {.config = {{"pitest.core.max_depth", std::int64_t{7}}, {"pitest.core.verbose", false}}});
   CHECK(set.get_config(kMaxDepth) == 7);
   CHECK(set.get_config(kVerbose) == false);
+}
+
+namespace {
+// What std::to_chars(double) writes, with ".0" where it has neither '.' nor an exponent.
+std::string to_chars_text(double v) {
+  char buffer[64];
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, v);
+  std::string out(buffer, result.ptr);
+  if (out.find_first_of(".en") == std::string::npos) out += ".0";
+  return out;
+}
+}  // namespace
+
+TEST_CASE("core/config: format_option_value writes a double as std::to_chars does, shortest, fixed on a tie") {
+  using passinfra::format_option_value;
+  CHECK(format_option_value(ConfigValue(2.5)) == "2.5");
+  CHECK(format_option_value(ConfigValue(2.0)) == "2.0");
+  CHECK(format_option_value(ConfigValue(-0.0)) == "-0.0");
+  CHECK(format_option_value(ConfigValue(0.1)) == "0.1");
+  CHECK(format_option_value(ConfigValue(1e4)) == "10000.0");  // a tie: fixed
+  CHECK(format_option_value(ConfigValue(1e5)) == "1e+05");    // shorter scientific
+  CHECK(format_option_value(ConfigValue(1e-5)) == "1e-05");
+  CHECK(format_option_value(ConfigValue(0.001)) == "0.001");
+  CHECK(format_option_value(ConfigValue(std::ldexp(1.0, 55))) == "36028797018963968.0");  // exact integer digits
+  CHECK(format_option_value(ConfigValue(5e-324)) == "5e-324");
+  CHECK(format_option_value(ConfigValue(1.7976931348623157e308)) == "1.7976931348623157e+308");
+  // Powers of two read back from a lopsided interval (the correctly rounded
+  // digits do not, their neighbour does), and random bit patterns.
+  std::vector<double> values;
+  for (int e = -1074; e <= 1023; e += 1) {
+    const double v = std::ldexp(1.0, e);
+    values.insert(values.end(), {v, std::nextafter(v, 0.0), -std::nextafter(v, 2 * v)});
+  }
+  std::uint64_t state = 0x9E3779B97F4A7C15ULL;
+  for (int i = 0; i < 20000; ++i) {
+    state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+    double v = 0;
+    std::memcpy(&v, &state, sizeof v);
+    if (v == v && v - v == 0) values.push_back(v);
+  }
+  std::size_t differ = 0;
+  for (const double v : values) {
+    const std::string got = passinfra::detail::format_double(v), want = to_chars_text(v);
+    if (got != want && ++differ <= 5) CHECK_MESSAGE(got == want, "for ", v);
+  }
+  CHECK(differ == 0);
 }

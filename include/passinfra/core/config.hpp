@@ -22,10 +22,11 @@
 // silently truncated number.
 #pragma once
 
-#include <charconv>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -203,14 +204,83 @@ std::string type_with_article(ConfigType type) {
   return (type == ConfigType::integer ? "an " : "a ") + std::string(to_string(type));
 }
 
-// The shortest text that reads back as `value`, always with a '.' or an
-// exponent ("inf" and "nan" have no pipeline spelling; print_pipeline refuses them).
+// shortest_digits(value, digits, exponent): the fewest significant digits
+// that read back as `value` (finite, not negative), value ~ 0.d1d2... x
+// 10^(exponent + 1): the correctly rounded ones, or their neighbour in the
+// last place when the interval that reads back is lopsided (at a power of
+// two). Read back through strtod with no radix character ("12345e-3"), so
+// the process's locale cannot change the text.
+template <class = void>
+int shortest_digits(double value, char (&digits)[24], int& exponent) {
+  char text[40];
+  int n = 1;
+  for (; n <= 17; ++n) {
+    std::snprintf(text, sizeof text, "%.*e", n - 1, value);  // d[radix]ddde[+-]xx
+    int count = 0;
+    const char* p = text;
+    for (; *p != 'e'; ++p) {
+      if (*p >= '0' && *p <= '9') digits[count++] = *p;
+    }
+    exponent = static_cast<int>(std::strtol(p + 1, nullptr, 10));
+    const auto reads_back = [&] {
+      std::snprintf(text, sizeof text, "%.*se%d", count, digits, exponent - (count - 1));
+      return std::strtod(text, nullptr) == value;
+    };
+    if (reads_back()) return count;
+    if (n == 17) break;
+    const bool low = std::strtod(text, nullptr) < value;
+    // The neighbour toward value, unless it changes the digit count.
+    int i = count - 1;
+    if (low) {
+      while (i >= 0 && digits[i] == '9') digits[i--] = '0';
+      if (i < 0) continue;
+      ++digits[i];
+    } else {
+      while (i >= 0 && digits[i] == '0') digits[i--] = '9';
+      if (i <= 0 && (i < 0 || digits[0] == '1')) continue;
+      --digits[i];
+    }
+    if (reads_back()) return count;
+  }
+  return 17;  // 17 significant digits always read back
+}
+
+// The shortest text that reads back as `value`, as std::to_chars(double)
+// writes it (fixed or scientific, whichever is shorter, fixed on a tie; a
+// fixed integer with its exact digits),
+// always with a '.' or an exponent ("inf" and "nan" have no pipeline
+// spelling; print_pipeline refuses them). Written with snprintf, not
+// <charconv>, which would cost every includer of core.hpp ~3% (issue 18).
 template <class = void>
 std::string format_double(double value) {
-  char buffer[40];
-  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
-  std::string out(buffer, result.ptr);
-  if (out.find_first_of(".eEn") == std::string::npos) out += ".0";
+  char text[40];
+  if (value != value || value - value != 0) {  // nan, inf
+    std::snprintf(text, sizeof text, "%g", value);
+    return text;
+  }
+  const bool negative = value < 0 || (value == 0 && 1 / value < 0);
+  char digits[24];
+  int exponent = 0;
+  const int n = shortest_digits(negative ? -value : value, digits, exponent);
+  const std::string_view d(digits, static_cast<std::size_t>(n));
+  std::string fixed = negative ? "-" : "";
+  std::string scientific = fixed;
+  scientific += d[0];
+  if (n > 1) scientific.append(".").append(d.substr(1));
+  std::snprintf(text, sizeof text, "e%c%02d", exponent < 0 ? '-' : '+', exponent < 0 ? -exponent : exponent);
+  scientific += text;
+  if (exponent >= n - 1) {  // an integer: its exact digits, as long as the shortest ones padded with zeros
+    std::snprintf(text, sizeof text, "%.0f", negative ? -value : value);
+    fixed += text;
+  } else if (exponent >= 0) {
+    fixed.append(d.substr(0, static_cast<std::size_t>(exponent) + 1))
+        .append(".")
+        .append(d.substr(static_cast<std::size_t>(exponent) + 1));
+  } else {
+    fixed.append("0.").append(static_cast<std::size_t>(-exponent - 1), '0').append(d);
+  }
+  std::string out = fixed.size() <= scientific.size() ? std::move(fixed) : std::move(scientific);
+  if (out.find_first_of(".e") == std::string::npos) out += ".0";
   return out;
 }
 
