@@ -38,6 +38,7 @@
 #include <boost/mp11/list.hpp>
 
 #include "passinfra/core/pass_info.hpp"
+#include "passinfra/detail/inline.hpp"
 #include "passinfra/detail/type_name.hpp"
 
 namespace passinfra {
@@ -55,13 +56,13 @@ inline constexpr bool is_requires_passes<requires_passes<Ps...>> = true;
 // HasStaticPassInfo<P>: `P::info` is a PassInfo known at compile time.
 template <class P>
 concept HasStaticPassInfo = requires {
-  { P::info } -> std::convertible_to<PassInfo>;
+  { P::info } -> detail::convertible_to_type<PassInfo>;
 };
 
 // HasPassInfoMember<P>: `p.info()` gives the PassInfo of one object.
 template <class P>
 concept HasPassInfoMember = requires(const P& p) {
-  { p.info() } -> std::convertible_to<PassInfo>;
+  { p.info() } -> detail::convertible_to_type<PassInfo>;
 };
 
 // HasPassInfo<P>: either of the two.
@@ -78,12 +79,12 @@ concept HasValidRequired = !DeclaresRequired<P> || detail::is_requires_passes<ty
 
 // Pass<P>: an object type with a PassInfo and a valid `required` list.
 template <class P>
-concept Pass = std::is_object_v<P> && HasPassInfo<P> && HasValidRequired<P>;
+concept Pass = detail::is_object_type<P> && HasPassInfo<P> && HasValidRequired<P>;
 
 // HasTransform<P, IR, Ctx>: `p.transform(std::move(ir), ctx)` returns an IR.
 template <class P, class IR, class Ctx>
 concept HasTransform = requires(const P& p, IR ir, Ctx& ctx) {
-  { p.transform(std::move(ir), ctx) } -> std::convertible_to<IR>;
+  { p.transform(std::move(ir), ctx) } -> detail::convertible_to_type<IR>;
 };
 
 // PassFor<P, IR, Ctx>: P can run on IR under a context of type Ctx.
@@ -105,7 +106,7 @@ enum class Entry { sequential, run, requires_passes };
 // "required from" / "in instantiation of" notes that follow the message.
 template <class P, Entry E>
 consteval bool check_pass() {
-  constexpr bool has_info = std::is_object_v<P> && HasPassInfo<P>;
+  constexpr bool has_info = detail::is_object_type<P> && HasPassInfo<P>;
   if constexpr (Pass<P>) {
     return true;
   } else if constexpr (E == Entry::sequential && !has_info) {

@@ -68,15 +68,14 @@ PASSINFRA_ALWAYS_INLINE IR run_required_gated(const P& child, IR ir, Ctx& ctx, c
   }
 }
 
-// child_info(child): the child's PassInfo: the static one itself when its
-// type has one (no call per child), else what info_of<C>(child) gives.
+// info_ref(info_of<C>, &child): the child's PassInfo: the static one itself
+// when its type has one, else what info_of<C>(child) gives. Overloads, so
+// that a child with a static PassInfo costs no function of its own (issue
+// 18: one function less per child, ~2% of seq_200.cpp on each compiler).
+PASSINFRA_ALWAYS_INLINE const PassInfo& info_ref(const PassInfo& info, const void* /*child*/) noexcept { return info; }
 template <class C>
-PASSINFRA_ALWAYS_INLINE decltype(auto) child_info(const C& child) {
-  if constexpr (std::is_base_of_v<PassInfo, std::remove_cvref_t<decltype(info_of<C>)>>) {
-    return static_cast<const PassInfo&>(info_of<C>);
-  } else {
-    return info_of<C>(child);
-  }
+PASSINFRA_ALWAYS_INLINE decltype(auto) info_ref(const MemberInfoOf<C>& info, const C* child) {
+  return info(*child);
 }
 
 // The general path of a Sequential (a context that lists pass names, or
@@ -120,9 +119,15 @@ struct ChildObject<C, true> {
   explicit ChildObject(const void* /*no address*/) {}
 };
 
+// (Not through ChildObject: its constructor would be one more function per
+// child in the inline path.)
 template <class C, class IR, class Ctx>
 IR transform_entry(const void* child, IR ir, Ctx& ctx) {
-  return ChildObject<C>(child).object.transform(std::move(ir), ctx);
+  if constexpr (stateless_child<C>) {
+    return C{}.transform(std::move(ir), ctx);
+  } else {
+    return static_cast<const C*>(child)->transform(std::move(ir), ctx);
+  }
 }
 template <class C, class IR, class Ctx, class Gate>
 IR run_required_entry(const void* child, IR ir, Ctx& ctx, const Gate& gate) {
@@ -252,7 +257,7 @@ struct ChildStep {
     if constexpr (table_runnable<C, IR, Ctx>()) {
       // SPEC §3 written out here, so that a child costs the compiler one
       // function besides its body (issue 18); the rest goes through run_gated.
-      const PassInfo& info = child_info(child);
+      const PassInfo& info = info_ref(info_of<C>, &child);
       if (!gate.pass_enabled(info)) return;
       if constexpr (requires_passes_at_run<C, IR, Ctx>())
         ir = run_required_gated(child, std::move(ir), ctx, gate, hooks);

@@ -81,6 +81,37 @@ template <class T>
 inline constexpr bool is_trivially_copyable_type = std::is_trivially_copyable_v<T>;
 #endif
 
+// The pass concepts' traits (core/pass.hpp), asked for every pass of a
+// Sequential: the same answers as std::is_object_v and std::convertible_to
+// without their class templates (libstdc++'s is_object is a chain of three
+// __or_ / __not_ instantiations per type, is_convertible two more), which
+// cost ~1% of benchmarks/compile_time.sh's seq_200.cpp on each compiler
+// (issue 18). An object type is any type but a function, a reference or
+// void: `const T` is T itself for the first two.
+template <class T>
+inline constexpr bool is_const_type = false;
+template <class T>
+inline constexpr bool is_const_type<const T> = true;
+template <class T>
+inline constexpr bool is_void_type = false;
+template <>
+inline constexpr bool is_void_type<void> = true;
+template <>
+inline constexpr bool is_void_type<const void> = true;
+template <>
+inline constexpr bool is_void_type<volatile void> = true;
+template <>
+inline constexpr bool is_void_type<const volatile void> = true;
+template <class T>
+inline constexpr bool is_object_type = is_const_type<const T> && !is_void_type<T>;
+// From converts to To implicitly and explicitly (std::convertible_to: `make`
+// is std::declval<From>).
+template <class From, class To>
+concept convertible_to_type = requires(void (*take)(To), From && (*make)()) {
+  take(make());
+  static_cast<To>(make());
+};
+
 // FlatTuple<Ts...>: the children of a Sequential and the instruments of an
 // InstrumentSet, one base Slot<I, T> per element (empty elements take no
 // room, final ones included: the element is a [[no_unique_address]] member,
