@@ -277,6 +277,42 @@ TEST_CASE("core/sequential: more children than one inline block keep SPEC order,
   }
 }
 
+// A block whose children all have a static PassInfo runs as one fold (no
+// function per child); a block with any other child steps through them one
+// by one. Both in one Sequential: child N20 gives its PassInfo per object.
+namespace {
+template <std::size_t I>
+struct IndexedByObject {
+  PassInfo info() const { return Indexed<I>::info; }
+  TestIR transform(TestIR ir, auto& ctx) const { return Indexed<I>{}.transform(std::move(ir), ctx); }
+};
+template <std::size_t... I, std::size_t... J>
+Sequential<Indexed<I>..., IndexedByObject<20>, Indexed<21 + J>...> mixed_sequential(std::index_sequence<I...>,
+                                                                                    std::index_sequence<J...>) {
+  return {};
+}
+}  // namespace
+
+TEST_CASE("core/sequential: blocks of plain children and a block with a per-object PassInfo keep SPEC order") {
+  const auto seq = mixed_sequential(std::make_index_sequence<20>{}, std::make_index_sequence<kIndexed - 21>{});
+  static_assert(decltype(seq)::size == kIndexed);
+  const std::vector<std::string> vetoed{"N05", "N20", "N32"};
+  EventLog log;
+  Recorder rec;
+  rec.name = "R";
+  rec.log = &log;
+  rec.veto_only = vetoed;
+  auto ctx = passinfra::make_pass_context<TestIR>({.opt_level = 2}, std::ref(rec));
+  const TestIR out = passinfra::run(seq, TestIR{&log}, ctx);
+  expect_indexed_run(log, out, {}, {}, vetoed);
+  Recorder plain;  // no veto: N20 runs
+  plain.name = "R";
+  EventLog log2;
+  plain.log = &log2;
+  auto ctx2 = passinfra::make_pass_context<TestIR>({.opt_level = 2}, std::ref(plain));
+  expect_indexed_run(log2, passinfra::run(seq, TestIR{&log2}, ctx2), {}, {}, {});
+}
+
 namespace {
 struct Uninitialized {  // a pass whose state has no initializer of its own
   static constexpr PassInfo info{"Uninitialized", 0};

@@ -70,8 +70,8 @@ TEST_CASE("detail/type_traits: is_object_type answers as std::is_object_v") {
 
 TEST_CASE("detail/type_traits: convertible_to_type answers as std::convertible_to") {
   static_assert(same_convertible_answer<int, long>());
-  static_assert(same_convertible_answer<int, Explicit>());   // explicit only: no
-  static_assert(same_convertible_answer<int, FromInt>());    // implicit: yes
+  static_assert(same_convertible_answer<int, Explicit>());  // explicit only: no
+  static_assert(same_convertible_answer<int, FromInt>());   // implicit: yes
   static_assert(same_convertible_answer<OnlyImplicit, int>());
   static_assert(same_convertible_answer<NonMovable, NonMovable>());  // from an xvalue, as std::declval gives
   static_assert(same_convertible_answer<NonMovable&, NonMovable>());

@@ -232,6 +232,27 @@ template <class Gate>
 using gate_arg_t =
     std::conditional_t<std::is_trivially_copyable_v<Gate> && sizeof(Gate) <= 2 * sizeof(void*), Gate, const Gate&>;
 
+// element_t<K, Tuple>: the type of a FlatTuple's element K (a declaration
+// only: deduced, never called).
+template <std::size_t K, class T>
+T slot_element(const Slot<K, T>&);
+template <std::size_t K, class Tuple>
+using element_t = decltype(slot_element<K>(std::declval<const Tuple&>()));
+
+// plain_child<C, IR, Ctx>(): C runs through run_child with nothing before it
+// but its PassEnabled test: table-runnable, a static PassInfo, no required
+// passes at run time. What a child of a generated or hand-listed pipeline
+// usually is.
+template <class C, class IR, class Ctx>
+consteval bool plain_child() {
+  if constexpr (table_runnable<C, IR, Ctx>() &&
+                std::is_base_of_v<PassInfo, std::remove_cvref_t<decltype(info_of<C>)>>) {
+    return !requires_passes_at_run<C, IR, Ctx>();
+  } else {
+    return false;
+  }
+}
+
 // ChildStep(ir, ctx, gate)(child): SPEC §4 for one child of a Sequential,
 // updating `ir`. It calls the hooks through its own hook_view of the
 // context's instruments (see InstrumentSet::hook_view), made once for all
@@ -267,6 +288,30 @@ struct ChildStep {
       ir = run_required_gated(child, std::move(ir), ctx, gate, hooks);
       ir = run_gated(child, std::move(ir), ctx, gate, hooks);
     }
+  }
+
+  // chunk<Offset>(tuple, index_sequence<I...>): the children Offset + I of
+  // `tuple`, in order: a block of a long Sequential (run_block). When all
+  // are plain children, as one fold of plain_step calls: a child then costs
+  // the compiler no function of its own but its table entry (transform_entry;
+  // issue 18: seq_200.cpp -8% on each compiler). Else one operator() per
+  // child. A short Sequential (run_children's inline case) keeps operator():
+  // there the fold made g++ 12 thread jumps differently (dispatch_callgrind's
+  // seq_hooks at N = 10: 82 -> 92 instructions per run).
+  template <std::size_t Offset, class Tuple, std::size_t... I>
+  PASSINFRA_ALWAYS_INLINE void chunk(const Tuple& tuple, std::index_sequence<I...>) {
+    if constexpr (all_true<plain_child<element_t<Offset + I, Tuple>, IR, Ctx>()...>()) {
+      (plain_step(info_of<element_t<Offset + I, Tuple>>, &transform_entry<element_t<Offset + I, Tuple>, IR, Ctx>,
+                  &static_cast<const Slot<Offset + I, element_t<Offset + I, Tuple>>&>(tuple).value),
+       ...);
+    } else {
+      ((*this)(detail::get<Offset + I>(tuple)), ...);
+    }
+  }
+  PASSINFRA_ALWAYS_INLINE void plain_step(const PassInfo& info, IR (*transform)(const void*, IR, Ctx&),
+                                          const void* child) {
+    if (!gate.pass_enabled(info)) return;
+    ir = run_child(hooks, gate, info, std::move(ir), ctx, transform, child);
   }
 };
 
@@ -380,7 +425,7 @@ class Sequential : public CallablePass<Sequential<Ps...>> {
   [[gnu::noinline]] IR run_block(IR ir, Ctx& ctx, detail::gate_arg_t<Gate> gate) const {
     static_assert(Count <= detail::fold_chunk);  // one fold
     detail::ChildStep<IR, Ctx, Gate> step(ir, ctx, gate);
-    detail::for_each_element_chunk<Offset>(passes_, step, std::make_index_sequence<Count>{});
+    step.template chunk<Offset>(passes_, std::make_index_sequence<Count>{});
     return ir;
   }
   // Out of line, reading the gate again (the options are fixed): the inline
