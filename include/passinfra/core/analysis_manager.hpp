@@ -86,19 +86,6 @@ struct RunTimeTable;
 template <class IR>
 concept RunTimeTableIncluded = requires { RunTimeTable<IR>::enabled; };
 
-// dependent_t<T, D>: T, spelled so that it depends on D. In a template,
-// g++ instantiates a class template specialization named without a template
-// parameter (a member's type, a return type, a local) where the template is
-// defined, used or not; spelled this way, only when it is instantiated.
-// (Issue 18: std::optional<bool>, std::vector<std::string_view>,
-// ErasedResult, PreservedAnalyses.)
-template <class T, class>
-struct dependent_type {
-  using type = T;
-};
-template <class T, class D>
-using dependent_t = typename dependent_type<T, D>::type;
-
 // ---- erased results ------------------------------------------------------
 
 template <class R>
