@@ -114,7 +114,7 @@ inline constexpr ResultOps result_ops_for{type_name<R>(), [](const void* p) { de
 // cached entry) or owned (what recompute returns). (A class template behind
 // the alias, so that a translation unit compiles its members only when it
 // uses them. Issue 18.)
-template <class = void>
+template <class V = void>
 class ErasedResultOf {
   using ErasedResult = ErasedResultOf;
 
@@ -172,7 +172,8 @@ class ErasedResultOf {
   }
   // equals(other): the results compared with ==; nullopt when the type has
   // no == (or either side holds nothing); false for different types.
-  std::optional<bool> equals(const ErasedResult& other) const {
+  // (std::optional<bool>, spelled dependently: see dependent_t.)
+  dependent_t<std::optional<bool>, V> equals(const ErasedResult& other) const {
     if (!has_value() || !other.has_value()) return std::nullopt;
     if (ops_ != other.ops_) return false;
     if (ops_->equals == nullptr) return std::nullopt;
@@ -399,7 +400,7 @@ struct AnalysisEntry {
   function_key_type fkey{};
   std::string function_text{};
   std::vector<AnalysisEntry*> inputs{};
-  ErasedResult result{};  // a view of the typed result, once cached
+  dependent_t<ErasedResult, IR> result{};  // a view of the typed result, once cached (ErasedResult)
   // While a parallel nest runs (SPEC §11.13): a result cached before it, held
   // by its unit's store, keeps its place in the manager's list through this
   // entry (a stand-in with no ops).
@@ -491,11 +492,12 @@ struct AnalysisRecord {
 };
 
 // The marks made by the body of the pass running at `depth` (SPEC §10.4).
-// (A class template, like PreservedAnalyses: instantiated only when used.)
-template <class = void>
+// (A class template, like PreservedAnalyses: instantiated only when used;
+// PreservedAnalysesOf<V> is PreservedAnalyses, spelled so that it is too.)
+template <class V = void>
 struct MarkEntryOf {
   std::size_t depth;
-  PreservedAnalyses marks;
+  PreservedAnalysesOf<V> marks;
 };
 using MarkEntry = MarkEntryOf<>;
 
@@ -603,6 +605,10 @@ class AnalysisDeps {
 
 template <class IR>
 class AnalysisManager<IR, analyses<>> {
+  // PreservedAnalyses, spelled dependently (see detail::dependent_t): the
+  // bodies below that use one compile it only when instantiated. (Issue 18.)
+  using PreservedAnalyses = detail::dependent_t<passinfra::PreservedAnalyses, IR>;
+
  public:
   using ir_type = IR;
   using function_type = detail::function_param_t<IR>;
@@ -897,7 +903,8 @@ class AnalysisManager<IR, analyses<>> {
   // object, without caching it and without hooks. Empty (has_value()
   // false) for a function result whose function is no longer in ir.
   // Recomputing a function result needs ir_traits<IR>::for_each_function.
-  detail::ErasedResult recompute(const AnalysisInfo& info, const IR& ir) {
+  // (detail::ErasedResult, spelled dependently.)
+  detail::dependent_t<detail::ErasedResult, IR> recompute(const AnalysisInfo& info, const IR& ir) {
     for (entry_type* e = head_; e != nullptr; e = e->next) {
       if (e->info() == info) return e->ops->recompute(*this, *e, ir);
     }
@@ -915,9 +922,10 @@ class AnalysisManager<IR, analyses<>> {
   const detail::ErasedResult& get(std::string_view name, const IR& ir, const function_type& fn) {
     return get_erased(name, ir, &fn, nullptr);
   }
-  // The names of the registered analyses, in registration order.
-  std::vector<std::string_view> analysis_names() const {
-    std::vector<std::string_view> out;
+  // The names of the registered analyses, in registration order
+  // (std::vector<std::string_view>, spelled dependently).
+  detail::dependent_t<std::vector<std::string_view>, IR> analysis_names() const {
+    detail::dependent_t<std::vector<std::string_view>, IR> out;
     for (const auto* r : records_) out.push_back(r->ops->name);
     return out;
   }
@@ -1079,14 +1087,14 @@ class AnalysisManager<IR, analyses<>> {
   PreservedAnalyses& marks(std::string_view what) {
     if (depth_ == 0) throw Error(std::string(what) + " called outside a pass body");
     if (MarkEntry* m = marks_here()) return m->marks;
-    marks_.push_back(detail::MarkEntry{depth_, PreservedAnalyses()});
+    marks_.push_back(MarkEntry{depth_, {}});
     ++pending_;
     ++mark_entries_;
     return marks_.back().marks;
   }
 
  private:
-  using MarkEntry = detail::MarkEntry;
+  using MarkEntry = detail::MarkEntryOf<std::void_t<IR>>;  // detail::MarkEntry, spelled dependently
   // The entry of this level, if any (entries of deeper levels left by a
   // pass that never reached its end are dropped first).
   MarkEntry* marks_here() noexcept {
@@ -1484,7 +1492,7 @@ class AnalysisManager<IR, analyses<>> {
     unlink(e);
     e.dropping = false;
     e.inputs.clear();
-    e.result = detail::ErasedResult();
+    e.result = {};  // (not ErasedResult(): that would instantiate it here)
     e.ops->reset(e);
     if (e.heap) {
       index_.erase(&e);
@@ -1495,7 +1503,7 @@ class AnalysisManager<IR, analyses<>> {
   std::size_t depth_ = 0;            // passes running on this manager
   std::size_t pending_ = 0;          // cached results + mark entries
   std::uint64_t invalidations_ = 0;  // see invalidations()
-  std::vector<detail::MarkEntry> marks_;
+  std::vector<MarkEntry> marks_;
   std::size_t mark_entries_ = 0;  // marks_.size(), as one load for has_marks()
   detail::SinkRef<IR> sink_{};    // the hooks of the innermost pass's context (when it has analysis hooks)
   entry_type* head_ = nullptr;
@@ -1681,9 +1689,10 @@ struct Typed {
   using R = typename A::result_type;
   using E = TypedEntry<IR, A>;
   using Fn = function_param_t<IR>;
+  using Result = dependent_t<ErasedResult, A>;  // (spelled dependently: see dependent_t)
   static constexpr bool is_function = std::is_same_v<unit_of_t<A>, function_unit>;
 
-  static bool invalidated(const AnalysisEntry<IR>& e, const PreservedAnalyses& pa) {
+  static bool invalidated(const AnalysisEntry<IR>& e, const dependent_t<PreservedAnalyses, A>& pa) {
     if constexpr (HasIsInvalidated<A, PreservedAnalyses>) {
       const A& analysis = **static_cast<const std::optional<A>*>(e.object);
       return analysis.is_invalidated(*static_cast<const E&>(e).value, pa);
@@ -1694,20 +1703,20 @@ struct Typed {
   static void reset(AnalysisEntry<IR>& e) noexcept { static_cast<E&>(e).value.reset(); }
   static void destroy(AnalysisEntry<IR>* e) noexcept { delete static_cast<E*>(e); }
 
-  static ErasedResult recompute(AnalysisManager<IR>& am, const AnalysisEntry<IR>& e, const IR& ir) {
+  static Result recompute(AnalysisManager<IR>& am, const AnalysisEntry<IR>& e, const IR& ir) {
     const A& analysis = **static_cast<const std::optional<A>*>(e.object);
     NoAnalysisHooks none;
     AnalysisDeps<AnalysisManager<IR>, A, NoAnalysisHooks> deps(am, ir, none, nullptr);
     const AnalysisInfo info = e.info();
     if constexpr (is_function) {
       if constexpr (FunctionEnumerableIR<IR>) {
-        ErasedResult out;
+        Result out;
         ir_traits<IR>::for_each_function(ir, [&](const Fn& fn) {
           if (out.has_value() || !(ir_traits<IR>::function_key(fn) == e.fkey)) return;
           if constexpr (requires { analysis.run(fn, ir, deps); }) {
-            out = ErasedResult::owning(new R(analysis.run(fn, ir, deps)), info);
+            out = Result::owning(new R(analysis.run(fn, ir, deps)), info);
           } else {
-            out = ErasedResult::owning(new R(analysis.run(fn, ir)), info);
+            out = Result::owning(new R(analysis.run(fn, ir)), info);
           }
         });
         return out;
@@ -1718,9 +1727,9 @@ struct Typed {
       }
     } else {
       if constexpr (requires { analysis.run(ir, deps); }) {
-        return ErasedResult::owning(new R(analysis.run(ir, deps)), info);
+        return Result::owning(new R(analysis.run(ir, deps)), info);
       } else {
-        return ErasedResult::owning(new R(analysis.run(ir)), info);
+        return Result::owning(new R(analysis.run(ir)), info);
       }
     }
   }

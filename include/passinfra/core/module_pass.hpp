@@ -119,6 +119,8 @@ class FunctionPass : public CallablePass<FunctionPass<F, Required, Preserves>> {
     using Fn = typename ir_traits<IR>::function_type;
     auto& set = ctx.instrument_set();
     using Set = std::remove_reference_t<decltype(set)>;
+    // (PreservedAnalyses, spelled dependently: g++ would instantiate it where this is defined. Issue 18.)
+    using PreservedAnalyses = PreservedAnalysesOf<std::void_t<IR>>;
     const PreservedAnalyses& declared = preserved_analyses_of<FunctionPass>;
     std::optional<PreservedAnalyses> common;  // the intersection of the per-function marks
     IR out = ir_traits<IR>::map_functions(std::move(ir), [&](Fn fn, const IR& module) -> Fn {

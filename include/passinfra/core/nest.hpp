@@ -226,8 +226,9 @@ class ParallelAnalyses {
   }
 
   // common(): the intersection of the effective sets of the unit passes that ran (none: nullopt).
-  std::optional<PreservedAnalyses> common() const {
-    std::optional<PreservedAnalyses> out;
+  // (PreservedAnalyses, spelled dependently: g++ would instantiate it where this is defined. Issue 18.)
+  std::optional<PreservedAnalysesOf<std::void_t<Parent>>> common() const {
+    std::optional<PreservedAnalysesOf<std::void_t<Parent>>> out;
     for (const auto& u : units) {
       if (!u.common) continue;
       if (!out) {
@@ -613,7 +614,7 @@ struct NestRun {
       return false;
     }
     run_parallel<Parent, Ctx, Children, ParallelAnalyses<Parent>>(nest_info, children, parent, slots, ctx, &analyses);
-    if (const std::optional<PreservedAnalyses> common = analyses.common()) {
+    if (const auto common = analyses.common()) {
       am.invalidate_with(*common, InvalidationScope::module_only, nullptr, ctx.instrument_set());
     }
     return true;

@@ -50,7 +50,7 @@ namespace detail {
 // (A class template, KeyList below, and PreservedAnalyses's members that
 // add keys are templates too: a translation unit compiles the vectors they
 // grow only when it builds a PreservedAnalyses that way. Issue 18.)
-template <class = void>
+template <class V = void>
 class KeyListOf {
  public:
   constexpr KeyListOf() noexcept = default;
@@ -103,7 +103,7 @@ class KeyListOf {
 
  private:
   std::span<const AnalysisKey> fixed_{};
-  std::vector<AnalysisKey> added_{};
+  std::vector<dependent_t<AnalysisKey, V>> added_{};  // (spelled dependently: see dependent_t)
 };
 
 using KeyList = KeyListOf<>;
@@ -113,9 +113,12 @@ using KeyList = KeyListOf<>;
 // PreservedAnalysesOf<>: PreservedAnalyses below. (A class template behind
 // the alias, so that a translation unit instantiates its members and the
 // vectors they use only when it uses them. Issue 18.)
-template <class>
+template <class V>
 class PreservedAnalysesOf {
   using PreservedAnalyses = PreservedAnalysesOf;
+  // detail::KeyList, spelled dependently (see detail::dependent_t): its
+  // members' types would be instantiated where this template is defined.
+  using KeyList = detail::KeyListOf<V>;
 
  public:
   constexpr PreservedAnalysesOf() noexcept = default;
@@ -196,7 +199,7 @@ class PreservedAnalysesOf {
       more_groups_ = b.more_groups_;
       return *this;
     }
-    detail::KeyList named;
+    KeyList named;
     named_.for_each([&](AnalysisKey k) {
       if (b.matches(k)) named.add(k);
     });
@@ -234,10 +237,10 @@ class PreservedAnalysesOf {
     }
     // Both sides are conjunctions of clauses: (a1 & a2) | (b1 & b2) is the
     // conjunction of every (ai | bj).
-    std::vector<detail::KeyList> mine = clauses(), theirs = b.clauses(), out;
+    std::vector<KeyList> mine = clauses(), theirs = b.clauses(), out;
     for (const auto& x : mine) {
       for (const auto& y : theirs) {
-        detail::KeyList c = x;
+        KeyList c = x;
         c.add_all(y);
         out.push_back(std::move(c));
       }
@@ -278,7 +281,7 @@ class PreservedAnalysesOf {
     for (auto& clause : more_groups_) clause.add(key);
   }
   template <class = void>
-  void add_clause(const detail::KeyList& clause) {
+  void add_clause(const KeyList& clause) {
     if (groups_.same_keys(clause)) return;
     for (const auto& c : more_groups_) {
       if (c.same_keys(clause)) return;
@@ -286,8 +289,8 @@ class PreservedAnalysesOf {
     more_groups_.push_back(clause);
   }
   template <class = void>
-  std::vector<detail::KeyList> clauses() const {
-    std::vector<detail::KeyList> out;
+  std::vector<KeyList> clauses() const {
+    std::vector<KeyList> out;
     if (groups_.empty()) return out;
     out.push_back(groups_);
     out.insert(out.end(), more_groups_.begin(), more_groups_.end());
@@ -295,10 +298,10 @@ class PreservedAnalysesOf {
   }
 
   bool all_ = false;
-  detail::KeyList named_;                     // analyses kept by name
-  detail::KeyList groups_;                    // tags: the first clause
-  std::vector<detail::KeyList> more_groups_;  // further clauses (after intersect): all must meet
-  detail::KeyList abandoned_;
+  KeyList named_;                     // analyses kept by name
+  KeyList groups_;                    // tags: the first clause
+  std::vector<KeyList> more_groups_;  // further clauses (after intersect): all must meet
+  KeyList abandoned_;
 };
 
 using PreservedAnalyses = PreservedAnalysesOf<void>;

@@ -330,8 +330,9 @@ PASSINFRA_ALWAYS_INLINE Unit run_in_unit(const P& pass, Unit unit, Ctx& ctx, con
         throw;
       }
     }();
-    PreservedAnalyses effective = declared_set(pass);
-    if (std::optional<PreservedAnalyses> marks = am.take_marks()) effective.unite(*marks);
+    // (auto: g++ would instantiate a PreservedAnalyses named here where this is defined. Issue 18.)
+    auto effective = declared_set(pass);
+    if (auto marks = am.take_marks()) effective.unite(*marks);
     if (na->keyed) am.invalidate_with(effective, InvalidationScope::function, &na->unit_key, set);
     na->ran(effective);
     return out;

@@ -26,6 +26,18 @@ constexpr std::string_view type_name() noexcept {
 template <class...>
 inline constexpr bool always_false = false;
 
+// dependent_t<T, D>: T, spelled so that it depends on D. In a template,
+// g++ instantiates a class template specialization named without a template
+// parameter (a member's type, a return type, a local) where the template is
+// defined, used or not; spelled this way, only when it is instantiated.
+// (Issue 18.)
+template <class T, class>
+struct dependent_type {
+  using type = T;
+};
+template <class T, class D>
+using dependent_t = typename dependent_type<T, D>::type;
+
 // reported(check): true. `static_assert(reported(check<...>()))` instantiates
 // the checks, which say what is wrong in their own static_assert; asserting
 // their result as well would print a second error without a message.
