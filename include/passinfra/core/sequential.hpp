@@ -144,15 +144,24 @@ PassInfo object_info_entry(const void* child) {
 // without analyses whose hooks are called one by one. Otherwise (analyses,
 // a type-erased hook sequence) it runs through run_gated.
 // requires_passes_at_run<C, IR, Ctx>(): it has required passes to run first.
-template <class C, class IR, class Ctx>
-consteval bool table_runnable() {
+// (The context's part is asked once per context type, not per child.)
+template <class IR, class Ctx>
+consteval bool context_runs_table() {
   using Hooks = std::remove_reference_t<decltype(hook_view(std::declval<Ctx&>().instrument_set()))>;
-  if constexpr (!check_run<C, IR, Ctx>() || HasAnalyses<Ctx> || requires(Ctx& x) { x.nest_analyses(); }) {
+  if constexpr (HasAnalyses<Ctx> || requires(Ctx& x) { x.nest_analyses(); }) {
     return false;
   } else {
     return !requires(Hooks& h, IR i, const PassInfo& info, bool ask, IR (*body)(IR)) {
       h.run_pass(std::move(i), info, ask, body);
     };
+  }
+}
+template <class C, class IR, class Ctx>
+consteval bool table_runnable() {
+  if constexpr (!check_run<C, IR, Ctx>()) {
+    return false;
+  } else {
+    return context_runs_table<IR, Ctx>();
   }
 }
 template <class C, class IR, class Ctx>
