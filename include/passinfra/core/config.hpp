@@ -38,6 +38,7 @@
 #include "passinfra/detail/atomic.hpp"
 #include "passinfra/detail/light_mutex.hpp"
 #include "passinfra/detail/suggest.hpp"
+#include "passinfra/detail/type_name.hpp"
 
 namespace passinfra {
 
@@ -396,14 +397,15 @@ T read_config_value(const ConfigValue& value, std::string_view reader, std::stri
 
 // validate_config(config): every key registered, every value of its type.
 // Integers given for floating options are converted in place.
-template <class = void>
+template <class V = void>
 void validate_config(Config& config) {
   auto& registry = detail::config_registry();
   detail::LightLock lock(registry.mutex);
   for (auto& entry : config) {
     const ConfigOption* option = registry.find(entry.key);
     if (option == nullptr) {
-      std::vector<std::string_view> keys;
+      // Spelled dependently: defining the template does not instantiate the vector (issue 18).
+      detail::dependent_t<std::vector<std::string_view>, V> keys;
       for (const auto& o : registry.options) keys.push_back(o.key);
       throw Error("unknown config key '" + detail::clipped(entry.key) + "'; expected a registered option" +
                   detail::suggestion_text(entry.key, keys, "keys"));
