@@ -413,7 +413,9 @@ void validate_config(Config& config) {
     const ConfigType expected = option->type;
     const ConfigType given = config_type_of(entry.value);
     if (expected == ConfigType::floating && given == ConfigType::integer) {
-      entry.value = static_cast<double>(std::get<std::int64_t>(entry.value));
+      // (double spelled dependently: clang would instantiate the variant's
+      // converting assignment where this is defined. Issue 18.)
+      entry.value = static_cast<detail::dependent_t<double, V>>(std::get<std::int64_t>(entry.value));
     } else if (expected != given) {
       throw Error("config key '" + entry.key + "' expects a value of type " + std::string(to_string(expected)) +
                   ", but was given " + detail::type_with_article(given) + " (" + format_option_value(entry.value) +
