@@ -38,6 +38,7 @@
 #include "passinfra/detail/atomic.hpp"
 #include "passinfra/detail/light_mutex.hpp"
 #include "passinfra/detail/suggest.hpp"
+#include "passinfra/detail/type_name.hpp"
 
 namespace passinfra {
 
@@ -396,14 +397,15 @@ T read_config_value(const ConfigValue& value, std::string_view reader, std::stri
 
 // validate_config(config): every key registered, every value of its type.
 // Integers given for floating options are converted in place.
-template <class = void>
+template <class V = void>
 void validate_config(Config& config) {
   auto& registry = detail::config_registry();
   detail::LightLock lock(registry.mutex);
   for (auto& entry : config) {
     const ConfigOption* option = registry.find(entry.key);
     if (option == nullptr) {
-      std::vector<std::string_view> keys;
+      // Spelled dependently: defining the template does not instantiate the vector (issue 18).
+      detail::dependent_t<std::vector<std::string_view>, V> keys;
       for (const auto& o : registry.options) keys.push_back(o.key);
       throw Error("unknown config key '" + detail::clipped(entry.key) + "'; expected a registered option" +
                   detail::suggestion_text(entry.key, keys, "keys"));
@@ -411,7 +413,9 @@ void validate_config(Config& config) {
     const ConfigType expected = option->type;
     const ConfigType given = config_type_of(entry.value);
     if (expected == ConfigType::floating && given == ConfigType::integer) {
-      entry.value = static_cast<double>(std::get<std::int64_t>(entry.value));
+      // (double spelled dependently: clang would instantiate the variant's
+      // converting assignment where this is defined. Issue 18.)
+      entry.value = static_cast<detail::dependent_t<double, V>>(std::get<std::int64_t>(entry.value));
     } else if (expected != given) {
       throw Error("config key '" + entry.key + "' expects a value of type " + std::string(to_string(expected)) +
                   ", but was given " + detail::type_with_article(given) + " (" + format_option_value(entry.value) +

@@ -74,6 +74,7 @@
 
 #include "passinfra/core/executor.hpp"
 #include "passinfra/detail/atomic.hpp"
+#include "passinfra/detail/type_name.hpp"
 
 namespace passinfra::detail {
 
@@ -102,7 +103,7 @@ struct ForkJoinResult {
 // through the aliases below) so that a translation unit compiles their
 // members only when it runs a parallel nest: their inline bodies reach
 // Atomic::wait and std::vector<ForkJoinFailure> (issue 18).
-template <class = void>
+template <class V = void>
 class ForkJoinStateOf {
  public:
   using RunFn = void (*)(void* run_unit, std::size_t index);
@@ -181,7 +182,9 @@ class ForkJoinStateOf {
   const std::size_t n_;
   void* const run_unit_;
   const RunFn run_;
-  std::vector<std::exception_ptr> errors_;  // errors_[i] written only by the thread that ran unit i
+  // errors_[i] written only by the thread that ran unit i. Spelled dependently:
+  // defining the template does not instantiate the vector (issue 18).
+  dependent_t<std::vector<std::exception_ptr>, V> errors_;
   Atomic<std::size_t> refs_{1};
   Atomic<std::size_t> next_{0};
   Atomic<std::size_t> first_failed_{~std::size_t{0}};
