@@ -241,7 +241,7 @@ struct NestAnalyses {
   AnalysisManager<Parent>* am = nullptr;
   SinkRef<Parent> sink{};
   // (PreservedAnalyses, spelled dependently: g++ would instantiate it where this is defined. Issue 18.)
-  std::optional<PreservedAnalysesOf<std::void_t<Parent>>> common{};
+  std::optional<detail::dependent_t<PreservedAnalyses, Parent>> common{};
   // The running unit's function key, taken from the unit as the nest listed
   // it (a unit pass's input may be a function not yet in any parent).
   typename function_key_of<Parent>::type unit_key{};

@@ -1094,7 +1094,7 @@ class AnalysisManager<IR, analyses<>> {
   }
 
  private:
-  using MarkEntry = detail::MarkEntryOf<std::void_t<IR>>;  // detail::MarkEntry, spelled dependently
+  using MarkEntry = detail::dependent_t<detail::MarkEntry, IR>;  // spelled dependently (see detail::dependent_t)
   // The entry of this level, if any (entries of deeper levels left by a
   // pass that never reached its end are dropped first).
   MarkEntry* marks_here() noexcept {

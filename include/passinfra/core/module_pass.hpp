@@ -31,6 +31,7 @@
 #include "passinfra/core/pass.hpp"
 #include "passinfra/core/preserved_analyses.hpp"
 #include "passinfra/core/run.hpp"
+#include "passinfra/detail/type_name.hpp"
 
 namespace passinfra {
 
@@ -120,7 +121,7 @@ class FunctionPass : public CallablePass<FunctionPass<F, Required, Preserves>> {
     auto& set = ctx.instrument_set();
     using Set = std::remove_reference_t<decltype(set)>;
     // (PreservedAnalyses, spelled dependently: g++ would instantiate it where this is defined. Issue 18.)
-    using PreservedAnalyses = PreservedAnalysesOf<std::void_t<IR>>;
+    using PreservedAnalyses = detail::dependent_t<PreservedAnalyses, IR>;
     const PreservedAnalyses& declared = preserved_analyses_of<FunctionPass>;
     std::optional<PreservedAnalyses> common;  // the intersection of the per-function marks
     IR out = ir_traits<IR>::map_functions(std::move(ir), [&](Fn fn, const IR& module) -> Fn {

@@ -92,6 +92,7 @@
 #include "passinfra/detail/exception_text.hpp"
 #include "passinfra/detail/fork_join.hpp"
 #include "passinfra/detail/inline.hpp"
+#include "passinfra/detail/type_name.hpp"
 #include "passinfra/detail/unit_output.hpp"
 
 namespace passinfra {
@@ -227,8 +228,8 @@ class ParallelAnalyses {
 
   // common(): the intersection of the effective sets of the unit passes that ran (none: nullopt).
   // (PreservedAnalyses, spelled dependently: g++ would instantiate it where this is defined. Issue 18.)
-  std::optional<PreservedAnalysesOf<std::void_t<Parent>>> common() const {
-    std::optional<PreservedAnalysesOf<std::void_t<Parent>>> out;
+  std::optional<detail::dependent_t<PreservedAnalyses, Parent>> common() const {
+    std::optional<detail::dependent_t<PreservedAnalyses, Parent>> out;
     for (const auto& u : units) {
       if (!u.common) continue;
       if (!out) {

@@ -248,7 +248,7 @@ constexpr auto make_info_of() {
     return MemberInfoOf<P>{};
   } else if constexpr (HasStaticPassInfo<P>) {
     PassInfo info = P::info;
-    info.required = required_span<P>(info.required);
+    if constexpr (DeclaresRequired<P>) info.required = required_span<P>(info.required);
     return StaticInfoOf<P>{info};
   } else {
     return NotAPassInfo{};

@@ -30,6 +30,8 @@ inline constexpr bool always_false = false;
 // g++ instantiates a class template specialization named without a template
 // parameter (a member's type, a return type, a local) where the template is
 // defined, used or not; spelled this way, only when it is instantiated.
+// Not std::void_t<D>-style spellings (`X<std::void_t<D>>`): clang reads
+// those as X<void> and instantiates them, and what they call, at once.
 // (Issue 18.)
 template <class T, class>
 struct dependent_type {
