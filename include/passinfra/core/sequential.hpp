@@ -94,6 +94,10 @@ PASSINFRA_ALWAYS_INLINE decltype(auto) info_ref(const MemberInfoOf<C>& info, con
 // initializers in one function) cost g++ about 6 ms per child, an array of N
 // addresses alone about 3 (benchmarks/compile_time.sh's seq_200.cpp: 4.3 s,
 // 3.7 s and 3.0 s); the constant table costs nothing measurable.
+// static_info_child<C>: info_of<C> is a PassInfo (the type's static one),
+// not a function of the object.
+template <class C>
+inline constexpr bool static_info_child = std::is_base_of_v<PassInfo, std::remove_cvref_t<decltype(info_of<C>)>>;
 template <class C>
 inline constexpr bool stateless_child =
     is_empty_type<C> && is_trivially_default_constructible_type<C> && is_trivially_copyable_type<C>;
@@ -178,7 +182,7 @@ consteval bool requires_passes_at_run() {
 template <class IR, class Ctx, class Gate, class C>
 consteval ChildEntry<IR, Ctx, Gate> child_entry() {
   ChildEntry<IR, Ctx, Gate> entry{{}, nullptr, &transform_entry<C, IR, Ctx>, nullptr};
-  if constexpr (std::is_base_of_v<PassInfo, std::remove_cvref_t<decltype(info_of<C>)>>) {
+  if constexpr (static_info_child<C>) {
     entry.info = info_of<C>;
   } else {
     entry.object_info = &object_info_entry<C>;
@@ -254,8 +258,7 @@ using element_t = decltype(slot_element<K>(std::declval<const Tuple&>()));
 // usually is.
 template <class C, class IR, class Ctx>
 consteval bool plain_child() {
-  if constexpr (table_runnable<C, IR, Ctx>() &&
-                std::is_base_of_v<PassInfo, std::remove_cvref_t<decltype(info_of<C>)>>) {
+  if constexpr (table_runnable<C, IR, Ctx>() && static_info_child<C>) {
     return !requires_passes_at_run<C, IR, Ctx>();
   } else {
     return false;
@@ -310,6 +313,8 @@ struct ChildStep {
   template <std::size_t Offset, class Tuple, std::size_t... I>
   PASSINFRA_ALWAYS_INLINE void chunk(const Tuple& tuple, std::index_sequence<I...>) {
     if constexpr (all_true<plain_child<element_t<Offset + I, Tuple>, IR, Ctx>()...>()) {
+      // (The child reached through its Slot, as detail::get does, without a
+      // get<I> function per child.)
       (plain_step(info_of<element_t<Offset + I, Tuple>>, &transform_entry<element_t<Offset + I, Tuple>, IR, Ctx>,
                   &static_cast<const Slot<Offset + I, element_t<Offset + I, Tuple>>&>(tuple).value),
        ...);
