@@ -117,13 +117,17 @@ struct ConfigOption {
 namespace detail {
 
 // The registered options, sorted by key (a sorted vector rather than a
-// std::map: core.hpp stays free of <map>; registration is rare).
-struct ConfigRegistry {
+// std::map: core.hpp stays free of <map>; registration is rare). A class
+// template with a dependent member (one instance, ConfigRegistryOf<void>):
+// its members and the vector's compile only where an option is registered
+// or validated (issue 18).
+template <class D = void>
+struct ConfigRegistryOf {
   LightMutex mutex;
-  std::vector<ConfigOption> options;
+  dependent_t<std::vector<ConfigOption>, D> options;
 
   // The first option whose key is not less than `key` (lower bound).
-  std::vector<ConfigOption>::iterator slot(std::string_view key) {
+  auto slot(std::string_view key) {
     std::size_t lo = 0;
     std::size_t hi = options.size();
     while (lo < hi) {
@@ -149,21 +153,23 @@ struct ConfigRegistry {
 // validation, its messages and its did-you-mean search.
 inline Atomic<void (*)(Config&)> config_validator{nullptr};
 
-template <class = void>
-ConfigRegistry& config_registry() {
-  static ConfigRegistry registry;
+template <class D = void>
+ConfigRegistryOf<D>& config_registry() {
+  static ConfigRegistryOf<D> registry;
   return registry;
 }
 
 template <class = void>
 void set_config_validator() noexcept;  // below validate_config
 
-template <class = void>
+// (V: what the body names is spelled dependently on it, so that clang too
+// compiles it only when it is called; type_name.hpp, issue 18.)
+template <class V = void>
 void register_config_option(std::string key, ConfigType type, std::string description) {
   if (key.empty()) throw Error("register_config_option: the key is empty; expected a non-empty name");
-  auto& registry = config_registry();
+  auto& registry = config_registry<V>();
   LightLock lock(registry.mutex);
-  set_config_validator();
+  set_config_validator<V>();
   auto it = registry.slot(key);
   if (it != registry.options.end() && it->key == key) {
     if (it->type != type) {
@@ -190,9 +196,9 @@ void register_config_option(const ConfigKey<T>& key, std::string description = {
 }
 // NOLINTEND(performance-unnecessary-value-param)
 
-template <class = void>
-std::vector<ConfigOption> registered_config_options() {
-  auto& registry = detail::config_registry();
+template <class V = void>
+detail::dependent_t<std::vector<ConfigOption>, V> registered_config_options() {
+  auto& registry = detail::config_registry<V>();
   detail::LightLock lock(registry.mutex);
   return registry.options;
 }
@@ -316,8 +322,9 @@ std::string quote(std::string_view text) {
 }  // namespace detail
 
 // format_option_value(value): the value as pipeline text reads it back.
-template <class = void>
-std::string format_option_value(const ConfigValue& value) {
+// (The parameter is spelled dependently: type_name.hpp.)
+template <class V = void>
+std::string format_option_value(const detail::dependent_t<ConfigValue, V>& value) {
   switch (config_type_of(value)) {
     case ConfigType::boolean:
       return std::get<bool>(value) ? "true" : "false";
@@ -348,7 +355,7 @@ namespace detail {
 //   <reader> '<key>' holds an integer, but was read as a string
 //   <reader> '<key>' holds -1, which is outside the range of the type it was read as (0 to 4294967295)
 template <class T>
-T read_config_value(const ConfigValue& value, std::string_view reader, std::string_view key) {
+T read_config_value(const dependent_t<ConfigValue, T>& value, std::string_view reader, std::string_view key) {
   constexpr ConfigType want = config_type_of<T>();
   const ConfigType have = config_type_of(value);
   auto where = [&] { return std::string(reader) + " '" + std::string(key) + "'"; };
@@ -398,8 +405,8 @@ T read_config_value(const ConfigValue& value, std::string_view reader, std::stri
 // validate_config(config): every key registered, every value of its type.
 // Integers given for floating options are converted in place.
 template <class V = void>
-void validate_config(Config& config) {
-  auto& registry = detail::config_registry();
+void validate_config(detail::dependent_t<Config, V>& config) {
+  auto& registry = detail::config_registry<V>();
   detail::LightLock lock(registry.mutex);
   for (auto& entry : config) {
     const ConfigOption* option = registry.find(entry.key);
@@ -440,14 +447,14 @@ void set_config_validator() noexcept {
 // for an empty registry).
 // The message is a cold template: a translation unit that makes a context
 // compiles it only then, and out of the constructor's way.
-template <class = void>
-[[noreturn, gnu::cold, gnu::noinline]] void reject_unregistered_config(const Config& config) {
+template <class V = void>
+[[noreturn, gnu::cold, gnu::noinline]] void reject_unregistered_config(const dependent_t<Config, V>& config) {
   throw Error(concat({"unknown config key '", clipped(config.front().key),
                       "'; expected a registered option; no keys are registered"}));
 }
 
-template <class = void>
-void check_config(Config& config) {
+template <class V = void>
+void check_config(dependent_t<Config, V>& config) {
   if (config.empty()) return;
   if (void (*validate)(Config&) = config_validator.load(MemoryOrder::acquire)) {
     validate(config);
@@ -460,7 +467,7 @@ void check_config(Config& config) {
 
 // config_get<T>(config, key, default): the value set for key, or default.
 template <class T>
-T config_get(const Config& config, std::string_view key, T default_value) {
+T config_get(const detail::dependent_t<Config, T>& config, std::string_view key, T default_value) {
   for (std::size_t i = config.size(); i-- > 0;) {  // the last setting wins
     if (config[i].key == key) return detail::read_config_value<T>(config[i].value, "get_config: key", key);
   }

@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "passinfra/detail/light_mutex.hpp"
+#include "passinfra/detail/type_name.hpp"
 #include "passinfra/detail/unit_output.hpp"
 
 namespace passinfra {
@@ -43,15 +44,16 @@ constexpr std::string_view to_string(LogLevel level) noexcept {
 using LogSink = std::function<void(LogLevel, std::string_view)>;
 
 // Everything below is a template (one instance, called as a plain function:
-// log(level, message), ScopedLogSink through its alias), so a translation
-// unit compiles the sink's std::function, the lock and the default sink's
-// string only when it logs or replaces the sink (issue 18).
+// log(level, message), ScopedLogSink through its alias), with the types it
+// names spelled dependently on its parameter V (type_name.hpp), so a
+// translation unit compiles the sink's std::function, the lock and the
+// default sink's string only when it logs or replaces the sink (issue 18).
 namespace detail {
 
-template <class = void>
+template <class V = void>
 void default_log_sink(LogLevel level, std::string_view message) {
   if (level < LogLevel::warning) return;
-  std::string line = "[passinfra] ";
+  dependent_t<std::string, V> line = "[passinfra] ";
   line += to_string(level);
   line += ": ";
   line += message;
@@ -59,15 +61,15 @@ void default_log_sink(LogLevel level, std::string_view message) {
   std::fputs(line.c_str(), stderr);
 }
 
-template <class = void>
+template <class V = void>
 struct LogStateOf {
   LightMutex mutex;
-  LogSink sink = default_log_sink<>;
+  dependent_t<LogSink, V> sink = default_log_sink<V>;
 };
 
-template <class = void>
-LogStateOf<>& log_state() {
-  static LogStateOf<> state;
+template <class V = void>
+LogStateOf<V>& log_state() {
+  static LogStateOf<V> state;
   return state;
 }
 
@@ -75,26 +77,26 @@ LogStateOf<>& log_state() {
 
 // set_log_sink(sink): installs `sink` for all threads and returns the previous
 // one. An empty function restores the default sink.
-template <class = void>
-LogSink set_log_sink(LogSink sink) {
-  auto& state = detail::log_state();
+template <class V = void>
+detail::dependent_t<LogSink, V> set_log_sink(detail::dependent_t<LogSink, V> sink) {
+  auto& state = detail::log_state<V>();
   detail::LightLock lock(state.mutex);
-  if (!sink) sink = detail::default_log_sink<>;
+  if (!sink) sink = detail::default_log_sink<V>;
   return std::exchange(state.sink, std::move(sink));
 }
 
 // log(level, message): one message to the current sink. The sink is called
 // outside the lock, so a sink may itself log or replace the sink.
-template <class = void>
+template <class V = void>
 void log(LogLevel level, std::string_view message) {
-  if (detail::UnitOutput* held = detail::current_unit_output) [[unlikely]] {
+  if (detail::dependent_t<detail::UnitOutput, V>* held = detail::current_unit_output) [[unlikely]] {
     // A unit of a parallel nest: held back, replayed in unit order (SPEC §11.5).
     held->add([](int l, void*, std::string_view text) { log(static_cast<LogLevel>(l), text); }, static_cast<int>(level),
               nullptr, message);
     return;
   }
-  auto& state = detail::log_state();
-  LogSink sink;
+  auto& state = detail::log_state<V>();
+  detail::dependent_t<LogSink, V> sink;
   {
     detail::LightLock lock(state.mutex);
     sink = state.sink;
@@ -103,16 +105,16 @@ void log(LogLevel level, std::string_view message) {
 }
 
 // ScopedLogSink: installs a sink for the lifetime of the object.
-template <class = void>
+template <class V = void>
 class ScopedLogSinkOf {
  public:
-  explicit ScopedLogSinkOf(LogSink sink) : previous_(set_log_sink(std::move(sink))) {}
+  explicit ScopedLogSinkOf(detail::dependent_t<LogSink, V> sink) : previous_(set_log_sink<V>(std::move(sink))) {}
   ScopedLogSinkOf(const ScopedLogSinkOf&) = delete;
   ScopedLogSinkOf& operator=(const ScopedLogSinkOf&) = delete;
-  ~ScopedLogSinkOf() { set_log_sink(std::move(previous_)); }
+  ~ScopedLogSinkOf() { set_log_sink<V>(std::move(previous_)); }
 
  private:
-  LogSink previous_;
+  detail::dependent_t<LogSink, V> previous_;
 };
 
 using ScopedLogSink = ScopedLogSinkOf<>;

@@ -177,7 +177,7 @@ class ParallelAnalyses {
   }
 
   // start(infos): each unit's cached results moved to its store (infos[i]: unit i's pipeline, once it runs).
-  void start(const std::vector<PipelineInfo>& infos) {
+  void start(const dependent_t<std::vector<PipelineInfo>, Parent>& infos) {
     am_.ready_objects();
     for (std::size_t i = 0; i < units.size(); ++i) {
       stores_[i].attach_unit(am_, units[i].unit_key, &infos[i]);
@@ -194,7 +194,8 @@ class ParallelAnalyses {
   // failing pass did (its hooks' output put there in the unit's), else after
   // the output is delivered (finish_failed).
   template <class Set>
-  void finish(std::size_t failed, std::vector<UnitOutput>& outputs, const std::vector<PipelineInfo>& infos, Set& set) {
+  void finish(std::size_t failed, dependent_t<std::vector<UnitOutput>, Parent>& outputs,
+              const dependent_t<std::vector<PipelineInfo>, Parent>& infos, Set& set) {
     if (failed == no_unit) {
       merge(units.size());
       return;
@@ -206,7 +207,7 @@ class ParallelAnalyses {
     merge(failed + 1);
     const std::size_t at = units[failed].failed_at;
     if (at != NestAnalyses<Parent>::no_output) {
-      UnitOutput held;
+      dependent_t<UnitOutput, Parent> held;  // (dependent spellings in this file: type_name.hpp, issue 18)
       {
         const UnitOutputScope scope(held);
         const PipelineScope current(infos[failed]);
@@ -221,7 +222,7 @@ class ParallelAnalyses {
   void finish_failed(Set& set) {
     am_.clear_after_failed_nest(set);
     merge(units.size());
-    UnitOutput discarded;
+    dependent_t<UnitOutput, Parent> discarded;
     const UnitOutputScope scope(discarded);
     am_.clear_after_failure(set);
   }
@@ -260,7 +261,7 @@ class ParallelAnalyses {
   std::vector<NestAnalyses<Parent>> units;
 
  private:
-  std::vector<std::size_t> by_hash_;  // open addressing by key hash: a unit, or no_unit
+  dependent_t<std::vector<std::size_t>, Parent> by_hash_;  // open addressing by key hash: a unit, or no_unit
   std::size_t taken_ = 0;
   bool split_ = false;
   bool restored_ = false;
@@ -666,12 +667,12 @@ struct NestRun {
     const PipelineInfo* const enclosing = current_pipeline();
     const std::uint64_t run_id = nest_run_id(caller);
     const WorkerBinding binding = worker_binding(ctx);
-    std::vector<PipelineInfo> infos(n);
-    std::vector<UnitOutput> outputs(n);
+    dependent_t<std::vector<PipelineInfo>, Parent> infos(n);
+    dependent_t<std::vector<UnitOutput>, Parent> outputs(n);
     if constexpr (analysed) {
       if (analyses != nullptr) analyses->start(infos);
     }
-    ForkJoinResult result;
+    ForkJoinResultOf<dependent_t<void, Parent>> result;
     with_gate(ctx, [&](const auto& gate) {
       auto run_one = [&](std::size_t i) {
         PipelineInfo& info = infos[i];

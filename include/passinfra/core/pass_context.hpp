@@ -146,7 +146,7 @@ inline constexpr std::size_t name_index_threshold = 16;
 // <memory> and <unordered_set> (tests/headers/core_is_light.cpp). A class
 // template (one instance, NameIndex below): its members, and the vector's,
 // compile only in a translation unit that makes a context.
-template <class = void>
+template <class D = void>
 class NameIndexOf {
  public:
   NameIndexOf() = default;
@@ -178,7 +178,7 @@ class NameIndexOf {
     for (const char c : s) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
     return static_cast<std::size_t>(h ^ (h >> 32));
   }
-  std::vector<std::size_t> slots_;
+  dependent_t<std::vector<std::size_t>, D> slots_;  // (dependent: type_name.hpp)
 };
 
 using NameIndex = NameIndexOf<>;
@@ -288,7 +288,7 @@ class PassContext {
     int uncaught_at_entry_ = 0;
   };
 
-  PassContext() : PassContext(PassContextOptions{}) {}
+  PassContext() : PassContext(detail::dependent_t<PassContextOptions, IR>{}) {}
 
   explicit PassContext(PassContextOptions options, Instruments instruments = Instruments{})
       : opt_level_(options.opt_level),

@@ -350,14 +350,15 @@ struct preserves_constant<preserves<Ts...>> {
   static constexpr auto named = keys(named_list{});
   static constexpr auto groups = keys(group_list{});
   // (PreservedAnalyses spelled dependently, so that the constructor is
-  // compiled only with the constant.)
-  static constexpr PreservedAnalysesOf<std::void_t<Ts...>> value{false, std::span<const AnalysisKey>(named),
-                                                                 std::span<const AnalysisKey>(groups)};
+  // compiled only with the constant; not std::void_t<Ts...>, which clang
+  // reads as void: type_name.hpp.)
+  static constexpr PreservedAnalysesOf<dependent_t<void, preserves<Ts...>>> value{
+      false, std::span<const AnalysisKey>(named), std::span<const AnalysisKey>(groups)};
 };
 template <class L>
   requires std::is_same_v<L, preserves_all>  // (a partial specialization: instantiated only when used)
 struct preserves_constant<L> {
-  static constexpr PreservedAnalysesOf<std::void_t<L>> value{true, {}, {}};
+  static constexpr PreservedAnalysesOf<dependent_t<void, L>> value{true, {}, {}};
 };
 
 }  // namespace detail

@@ -83,10 +83,15 @@ struct ForkJoinFailure {
   std::exception_ptr error;
 };
 
-struct ForkJoinResult {
+// (ForkJoinResult, ForkJoinState and ForkJoinHelper are class templates, one
+// instance each through the aliases, with what they name spelled dependently
+// (type_name.hpp): a translation unit compiles their members only when it
+// runs a nest. Issue 18.)
+template <class V = void>
+struct ForkJoinResultOf {
   // The units that threw, in index order (empty: every started unit succeeded,
   // and then every unit was started).
-  std::vector<ForkJoinFailure> failures;
+  dependent_t<std::vector<ForkJoinFailure>, V> failures;
   // How many units run_unit was called for (n when nothing failed).
   std::size_t started = 0;
   // The first exception an ex.execute call threw (null if none did).
@@ -99,10 +104,9 @@ struct ForkJoinResult {
   }
 };
 
-// ForkJoinState and ForkJoinHelper are class templates (one instance each,
-// through the aliases below) so that a translation unit compiles their
-// members only when it runs a parallel nest: their inline bodies reach
-// Atomic::wait and std::vector<ForkJoinFailure> (issue 18).
+using ForkJoinResult = ForkJoinResultOf<>;
+
+// (Their inline bodies reach Atomic::wait and std::vector<ForkJoinFailure>.)
 template <class V = void>
 class ForkJoinStateOf {
  public:
@@ -134,14 +138,14 @@ class ForkJoinStateOf {
   }
 
   // The caller: run units, close, wait for the helpers inside, collect.
-  ForkJoinResult finish(std::exception_ptr executor_error) {
+  ForkJoinResultOf<V> finish(std::exception_ptr executor_error) {
     run_units();
     unsigned active = active_.fetch_or(kClosed) | kClosed;
     while (active != kClosed) {
       active_.wait(active);
       active = active_.load();
     }
-    ForkJoinResult result;
+    ForkJoinResultOf<V> result;
     result.started = started_.load();
     result.executor_error = std::move(executor_error);
     for (std::size_t i = 0; i < n_; ++i) {
@@ -195,10 +199,10 @@ class ForkJoinStateOf {
 using ForkJoinState = ForkJoinStateOf<>;
 
 // The callable an ExecutorTask holds: one reference to the state.
-template <class = void>
+template <class V = void>
 class ForkJoinHelperOf {
  public:
-  explicit ForkJoinHelperOf(ForkJoinState* state) noexcept : state_(state) { state_->add_ref(); }
+  explicit ForkJoinHelperOf(ForkJoinStateOf<V>* state) noexcept : state_(state) { state_->add_ref(); }
   ForkJoinHelperOf(ForkJoinHelperOf&& other) noexcept : state_(std::exchange(other.state_, nullptr)) {}
   ForkJoinHelperOf(const ForkJoinHelperOf&) = delete;
   ForkJoinHelperOf& operator=(const ForkJoinHelperOf&) = delete;
@@ -211,15 +215,15 @@ class ForkJoinHelperOf {
   }
 
  private:
-  ForkJoinState* state_;
+  ForkJoinStateOf<V>* state_;
 };
 
 using ForkJoinHelper = ForkJoinHelperOf<>;
 
 // The plain loop: no executor, or fewer than two units.
 template <class RunUnit>
-ForkJoinResult fork_join_serial(std::size_t n, RunUnit& run_unit) {
-  ForkJoinResult result;
+ForkJoinResultOf<dependent_t<void, RunUnit>> fork_join_serial(std::size_t n, RunUnit& run_unit) {
+  ForkJoinResultOf<dependent_t<void, RunUnit>> result;
   for (std::size_t i = 0; i < n; ++i) {
     ++result.started;
     try {
@@ -234,27 +238,28 @@ ForkJoinResult fork_join_serial(std::size_t n, RunUnit& run_unit) {
 
 template <class RunUnit>
   requires std::invocable<RunUnit&, std::size_t>
-ForkJoinResult fork_join(ExecutorRef ex, std::size_t n, RunUnit& run_unit) {
+ForkJoinResultOf<dependent_t<void, RunUnit>> fork_join(ExecutorRef ex, std::size_t n, RunUnit& run_unit) {
+  using State = ForkJoinStateOf<dependent_t<void, RunUnit>>;
   if (!ex || n < 2) return fork_join_serial(n, run_unit);
-  ForkJoinState* state = nullptr;
+  State* state = nullptr;
   try {
-    state = new ForkJoinState(n, const_cast<void*>(static_cast<const volatile void*>(&run_unit)),
-                              [](void* f, std::size_t i) { (*static_cast<RunUnit*>(f))(i); });
+    state = new State(n, const_cast<void*>(static_cast<const volatile void*>(&run_unit)),
+                      [](void* f, std::size_t i) { (*static_cast<RunUnit*>(f))(i); });
   } catch (...) {
     return fork_join_serial(n, run_unit);  // no memory for the shared state: run serially
   }
   struct Release {  // the caller's reference, also if collecting the result throws
-    ForkJoinState* state;
+    State* state;
     ~Release() { state->release(); }
   } release{state};
 
   std::exception_ptr executor_error;
   std::size_t helpers = ex.max_concurrency();
   if (helpers > n - 1) helpers = n - 1;
-  if (helpers > ForkJoinState::kMaxHelpers) helpers = ForkJoinState::kMaxHelpers;
+  if (helpers > State::kMaxHelpers) helpers = State::kMaxHelpers;
   for (std::size_t h = 0; h < helpers && state->work_left(); ++h) {
     try {
-      ex.execute(ExecutorTask(ForkJoinHelper(state)));
+      ex.execute(ExecutorTask(ForkJoinHelperOf<dependent_t<void, RunUnit>>(state)));
     } catch (...) {
       executor_error = std::current_exception();
       break;

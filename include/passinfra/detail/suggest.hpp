@@ -22,7 +22,8 @@
 #include <string_view>
 #include <vector>
 
-#include "passinfra/core/error.hpp"  // detail::concat, detail::DecimalText
+#include "passinfra/core/error.hpp"        // detail::concat, detail::DecimalText
+#include "passinfra/detail/type_name.hpp"  // detail::dependent_t
 
 namespace passinfra::detail {
 
@@ -37,10 +38,11 @@ inline constexpr std::size_t max_quoted_length = 80;
 constexpr char fold(char c) noexcept { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 
 // (edit_distance, edit_distance_at_most: templates called as plain functions,
-// so that a translation unit compiles them only when it reports a name.)
-template <class = void>
+// so that a translation unit compiles them only when it reports a name; the
+// types they name are spelled dependently, type_name.hpp.)
+template <class D = void>
 std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
+  dependent_t<std::vector<std::size_t>, D> row(b.size() + 1);
   for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
   for (std::size_t i = 1; i <= a.size(); ++i) {
     std::size_t diagonal = row[0];
@@ -63,7 +65,7 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 // diagonal, stopping at the first row all of whose cells exceed bound.
 // (A class template, NameScorer below, so that only a translation unit that
 // reports a name compiles its members.)
-template <class = void>
+template <class D = void>
 class NameScorerOf {
  public:
   explicit NameScorerOf(std::string_view input) : input_(input.size(), '\0') {
@@ -120,16 +122,16 @@ class NameScorerOf {
   std::string input_;  // folded
   std::array<std::size_t, 256> counts_{};
   std::array<std::size_t, 256> used_{};
-  std::vector<std::size_t> row_;
+  dependent_t<std::vector<std::size_t>, D> row_;
 };
 
 using NameScorer = NameScorerOf<>;
 
 // edit_distance_at_most(a, b, bound): edit_distance(a, b) if it is at most
 // bound, else bound + 1 (NameScorer's way).
-template <class = void>
+template <class D = void>
 std::size_t edit_distance_at_most(std::string_view a, std::string_view b, std::size_t bound) {
-  return NameScorer(a).distance_at_most(b, bound);
+  return NameScorerOf<D>(a).distance_at_most(b, bound);
 }
 
 // clipped(text): text if it has at most max_quoted_length bytes, else its
@@ -144,7 +146,8 @@ std::string clipped(std::string_view text) {
 }
 
 template <class Range>
-std::vector<std::string> closest_names(std::string_view input, const Range& candidates, std::size_t n = 3) {
+dependent_t<std::vector<std::string>, Range> closest_names(std::string_view input, const Range& candidates,
+                                                           std::size_t n = 3) {
   struct Scored {
     std::size_t distance;
     std::string_view name;
@@ -153,7 +156,7 @@ std::vector<std::string> closest_names(std::string_view input, const Range& cand
   if (n == 0) return {};
   best.reserve(n + 1);
   input = input.substr(0, max_quoted_length);
-  NameScorer scorer(input);
+  NameScorerOf<dependent_t<void, Range>> scorer(input);
   for (const auto& c : candidates) {
     const std::string_view full(c);
     const std::string_view name = full.substr(0, max_quoted_length);
@@ -178,7 +181,7 @@ std::vector<std::string> closest_names(std::string_view input, const Range& cand
     best.insert(at, Scored{d, full});
     if (best.size() > n) best.pop_back();
   }
-  std::vector<std::string> out;
+  dependent_t<std::vector<std::string>, Range> out;
   out.reserve(best.size());
   for (const auto& s : best) out.emplace_back(s.name);
   return out;

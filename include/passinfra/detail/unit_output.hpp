@@ -17,20 +17,22 @@
 #include <utility>
 #include <vector>
 
+#include "passinfra/detail/type_name.hpp"
+
 namespace passinfra::detail {
 
 // A class template (one instance, UnitOutput below) so that a translation
 // unit compiles the members it uses only: log() adds, parallel nests deliver
 // and insert (issue 18: the vector<Entry> insert and the rest were compiled
 // by every TU that includes core.hpp).
-template <class = void>
+template <class V = void>
 class UnitOutputOf {
  public:
   // One held-back message: `replay(level, target, text)` sends it on.
   using Replay = void (*)(int level, void* target, std::string_view text);
 
   void add(Replay replay, int level, void* target, std::string_view text) {
-    entries_.push_back(Entry{replay, level, target, std::string(text)});
+    entries_.push_back(Entry{replay, level, target, dependent_t<std::string, V>(text)});  // (type_name.hpp)
   }
   // deliver(): replays the messages in the order they were sent, then forgets them.
   void deliver() {
