@@ -42,6 +42,31 @@ int main() {
   expect(by_context == "passinfra: unknown config key 'a.b'; expected a registered option; no keys are registered",
          "the context's message", by_context);
   expect(by_context == by_validate, "the context and validate_config say the same", by_validate);
+  // A long key (clipped at a UTF-8 boundary, a NUL in what is quoted): the
+  // context's message, built without a std::string (detail::throw_error), is
+  // validate_config's (through clipped and Error(std::string)).
+  const std::string long_key = std::string(79, 'k') + "\xc3\xa9" + std::string(1, '\0') + std::string(40, 'z');
+  const std::string long_by_context = error_of([&] {
+    auto ctx = passinfra::make_pass_context<Ir>({.config = {{long_key, std::int64_t{1}}}});
+    (void)ctx;
+  });
+  passinfra::Config long_config{{long_key, std::int64_t{1}}};
+  const std::string long_by_validate = error_of([&] { passinfra::validate_config(long_config); });
+  expect(long_by_context == "passinfra: unknown config key '" + std::string(79, 'k') +
+                                "... (122 bytes)'; expected a registered option; no keys are registered",
+         "a long key is clipped", long_by_context);
+  expect(long_by_context == long_by_validate, "the context and validate_config clip the same", long_by_validate);
+  const std::string nul_key = std::string("a") + std::string(1, '\0') + "b";
+  const std::string nul_by_context = error_of([&] {
+    auto ctx = passinfra::make_pass_context<Ir>({.config = {{nul_key, std::int64_t{1}}}});
+    (void)ctx;
+  });
+  passinfra::Config nul_config{{nul_key, std::int64_t{1}}};
+  expect(
+      nul_by_context == "passinfra: unknown config key 'a\\0b'; expected a registered option; no keys are registered",
+      "a NUL in the key is written \\0", nul_by_context);
+  expect(nul_by_context == error_of([&] { passinfra::validate_config(nul_config); }),
+         "the context and validate_config write a NUL the same", nul_by_context);
   expect(error_of([] {
            auto ctx = passinfra::make_pass_context<Ir>({});
            (void)ctx;

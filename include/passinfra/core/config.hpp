@@ -447,10 +447,14 @@ void set_config_validator() noexcept {
 // for an empty registry).
 // The message is a cold template: a translation unit that makes a context
 // compiles it only then, and out of the constructor's way.
+// (The message through throw_error: no std::string member to compile.)
 template <class V = void>
 [[noreturn, gnu::cold, gnu::noinline]] void reject_unregistered_config(const dependent_t<Config, V>& config) {
-  throw Error(concat({"unknown config key '", clipped(config.front().key),
-                      "'; expected a registered option; no keys are registered"}));
+  const std::string_view key = config.front().key;
+  const bool cut = key.size() > max_quoted_length;  // clipped(key), in pieces
+  throw_error({"unknown config key '", key.substr(0, clip_length(key)), cut ? "... (" : "",
+               cut ? DecimalText(static_cast<long long>(key.size())).view() : "", cut ? " bytes)" : "",
+               "'; expected a registered option; no keys are registered"});
 }
 
 template <class V = void>

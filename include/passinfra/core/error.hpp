@@ -72,11 +72,58 @@ inline std::string without_nul(std::string_view message, std::string_view prefix
   return out;
 }
 
+// ErrorText: a message already prefixed and without NULs (throw_error).
+struct ErrorText {
+  const char* text;
+};
+
+template <class = void>
+[[noreturn, gnu::cold, gnu::noinline]] void throw_error(std::initializer_list<std::string_view> parts);
+
 }  // namespace detail
 
 class Error : public std::runtime_error {
  public:
   explicit Error(const std::string& message) : std::runtime_error(detail::without_nul(message, "passinfra: ")) {}
+  // (What detail::throw_error throws: the same text, built without a std::string.)
+  explicit Error(detail::ErrorText message) : std::runtime_error(message.text) {}
 };
+
+namespace detail {
+
+// throw_error({a, b, ...}): throws Error(concat({a, b, ...})), the same text,
+// composed in a buffer: a translation unit whose only messages are a few
+// cold ones (a context's constructor) compiles none of std::string's members
+// for them (issue 18: they were a quarter of a TU that makes one context).
+// For bounded parts (names quoted through clip_length): a message longer
+// than the buffer ends in "..." rather than overflowing it.
+template <class>
+void throw_error(std::initializer_list<std::string_view> parts) {
+  constexpr std::string_view prefix = "passinfra: ";
+  constexpr std::size_t capacity = 1024;
+  char text[capacity];
+  std::size_t size = prefix.size();
+  std::char_traits<char>::copy(text, prefix.data(), size);
+  for (const std::string_view part : parts) {
+    for (const char c : part) {
+      if (size + 2 >= capacity - 3) {
+        std::char_traits<char>::copy(text + size, "...", 3);
+        size += 3;
+        text[size] = '\0';
+        throw Error(ErrorText{text});
+      }
+      if (c == '\0') {
+        text[size++] = '\\';
+        text[size++] = '0';
+      } else {
+        text[size++] = c;
+      }
+    }
+  }
+  text[size] = '\0';
+  throw Error(ErrorText{text});
+}
+
+}  // namespace detail
 
 }  // namespace passinfra

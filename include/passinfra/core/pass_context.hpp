@@ -124,14 +124,15 @@ bool has_empty_name(const std::vector<std::string>& names) noexcept {
 // it makes a context; one function for every message keeps what a context's
 // constructor compiles small (issue 18: the constructor's inlined messages
 // were most of the cost of a translation unit that makes one context).
+// (The message through throw_error: no std::string member to compile.)
 template <class = void>
 [[noreturn, gnu::cold, gnu::noinline]] void reject_options(int opt_level, const std::vector<std::string>& required) {
   if (opt_level < 0) {
-    throw Error(concat({"PassContextOptions::opt_level is ", DecimalText(opt_level).view(),
-                        "; expected a non-negative level (TVM uses 0 to 4)"}));
+    throw_error({"PassContextOptions::opt_level is ", DecimalText(opt_level).view(),
+                 "; expected a non-negative level (TVM uses 0 to 4)"});
   }
-  throw Error(concat({"PassContextOptions::", has_empty_name(required) ? "required_pass" : "disabled_pass",
-                      " contains an empty name; expected pass names"}));
+  throw_error({"PassContextOptions::", has_empty_name(required) ? "required_pass" : "disabled_pass",
+               " contains an empty name; expected pass names"});
 }
 
 // Lists of pass names longer than this are looked up through a hash table
@@ -154,17 +155,22 @@ class NameIndexOf {
     if (names.size() <= name_index_threshold) return;
     std::size_t size = 1;
     while (size < 2 * names.size()) size *= 2;  // load factor <= 1/2
-    slots_.assign(size, kEmpty);
+    slots_ = new std::size_t[size];
+    mask_ = size - 1;
+    for (std::size_t at = 0; at < size; ++at) slots_[at] = kEmpty;
     for (std::size_t i = 0; i < names.size(); ++i) {
-      std::size_t at = hash(names[i]) & (size - 1);
-      while (slots_[at] != kEmpty) at = (at + 1) & (size - 1);
+      std::size_t at = hash(names[i]) & mask_;
+      while (slots_[at] != kEmpty) at = (at + 1) & mask_;
       slots_[at] = i;
     }
   }
-  bool empty() const noexcept { return slots_.empty(); }
+  NameIndexOf(const NameIndexOf&) = delete;
+  NameIndexOf& operator=(const NameIndexOf&) = delete;
+  ~NameIndexOf() { delete[] slots_; }
+  bool empty() const noexcept { return slots_ == nullptr; }
   // Precondition: !empty(); `names` is the list the index was built from.
   bool contains(const std::vector<std::string>& names, std::string_view name) const noexcept {
-    const std::size_t mask = slots_.size() - 1;
+    const std::size_t mask = mask_;
     for (std::size_t at = hash(name) & mask; slots_[at] != kEmpty; at = (at + 1) & mask) {
       if (names[slots_[at]] == name) return true;
     }
@@ -178,7 +184,10 @@ class NameIndexOf {
     for (const char c : s) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
     return static_cast<std::size_t>(h ^ (h >> 32));
   }
-  dependent_t<std::vector<std::size_t>, D> slots_;  // (dependent: type_name.hpp)
+  // A plain array, not a vector: a context's constructor builds the index,
+  // and every translation unit that makes one compiles it (issue 18).
+  std::size_t* slots_ = nullptr;
+  std::size_t mask_ = 0;  // the array's size - 1
 };
 
 using NameIndex = NameIndexOf<>;
@@ -294,6 +303,8 @@ class PassContext {
       : opt_level_(options.opt_level),
         required_(std::move(options.required_pass)),
         disabled_(std::move(options.disabled_pass)),
+        required_index_(required_),  // (indexes into required_ / disabled_, which never change)
+        disabled_index_(disabled_),
         config_(std::move(options.config)),
         executor_(options.executor),
         instruments_(std::move(instruments)) {
@@ -303,9 +314,6 @@ class PassContext {
     detail::check_config(config_);  // validate_config, through a pointer (config.hpp)
     has_required_ = !required_.empty();
     names_listed_ = has_required_ || !disabled_.empty();
-    // Indexes into required_ / disabled_, which never change.
-    required_index_ = detail::NameIndex(required_);
-    disabled_index_ = detail::NameIndex(disabled_);
   }
 
   // With an analysis manager (held by pointer; it outlives the context). A

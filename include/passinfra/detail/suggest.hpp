@@ -134,15 +134,24 @@ std::size_t edit_distance_at_most(std::string_view a, std::string_view b, std::s
   return NameScorerOf<D>(a).distance_at_most(b, bound);
 }
 
+// clip_length(text): how many of text's first bytes clipped(text) quotes:
+// all if there are at most max_quoted_length, else at most that many, not
+// splitting a UTF-8 sequence.
+constexpr std::size_t clip_length(std::string_view text) noexcept {
+  if (text.size() <= max_quoted_length) return text.size();
+  std::size_t cut = max_quoted_length;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return cut;
+}
+
 // clipped(text): text if it has at most max_quoted_length bytes, else its
-// first ones (not splitting a UTF-8 sequence) and "... (N bytes)". (A
-// template called as clipped(text): compiled only where it is used.)
+// first ones (clip_length) and "... (N bytes)". (A template called as
+// clipped(text): compiled only where it is used.)
 template <class = void>
 std::string clipped(std::string_view text) {
   if (text.size() <= max_quoted_length) return std::string(text);
-  std::size_t cut = max_quoted_length;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-  return concat({text.substr(0, cut), "... (", DecimalText(static_cast<long long>(text.size())).view(), " bytes)"});
+  return concat(
+      {text.substr(0, clip_length(text)), "... (", DecimalText(static_cast<long long>(text.size())).view(), " bytes)"});
 }
 
 template <class Range>
