@@ -32,6 +32,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "passinfra/detail/type_name.hpp"  // dependent_t
+
 namespace passinfra {
 
 class Statistic {
@@ -77,9 +79,10 @@ using StatisticList = std::vector<const Statistic*>;
 // It is the one specialization of a class template (issue 18): a class
 // template's members are compiled only where they are used, so including
 // this header (every user of passinfra/dynamic.hpp does) compiles none of
-// the deque and lock code.
+// the deque and lock code (its std types are spelled dependently: see
+// dependent_t).
 namespace detail {
-template <class = void>
+template <class T = void>
 class StatisticGroupOf {
  public:
   StatisticGroupOf() = default;
@@ -107,20 +110,22 @@ class StatisticGroupOf {
   // list(): the counters in registration order.
   StatisticList list() const {
     std::lock_guard lock(mutex_);
-    StatisticList out;
+    dependent_t<StatisticList, T> out;
     out.reserve(stats_.size());
     for (const auto& s : stats_) out.push_back(&s);
     return out;
   }
 
  private:
-  std::deque<Statistic> copy() const {
+  using Stats = dependent_t<std::deque<Statistic>, T>;
+
+  Stats copy() const {
     std::lock_guard lock(mutex_);
     return stats_;
   }
 
   mutable std::mutex mutex_;
-  mutable std::deque<Statistic> stats_;  // a deque: get()'s results stay valid
+  mutable Stats stats_;  // a deque: get()'s results stay valid
 };
 }  // namespace detail
 
@@ -167,7 +172,7 @@ void visit_statistics(const P& pass, StatisticsVisitor& visitor) {
     pass.visit_statistics(visitor);
   } else {
     if constexpr (HasStatistics<P>) {
-      const StatisticList list = pass.statistics();
+      const dependent_t<StatisticList, P> list = pass.statistics();
       if (!list.empty()) visitor.visit(statistics_pass_name(pass), list);
     }
     if constexpr (requires { pass.pass(); }) {

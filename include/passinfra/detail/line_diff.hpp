@@ -21,11 +21,18 @@
 #include <string_view>
 #include <vector>
 
+#include "passinfra/detail/type_name.hpp"  // dependent_t
+
 namespace passinfra::detail {
 
-template <class = void>
-std::vector<std::string_view> split_lines(std::string_view text) {
-  std::vector<std::string_view> lines;
+// The functions' std types are spelled dependently (see dependent_t), so
+// that nothing here is instantiated before a diff is made.
+template <class T = void>
+using Lines = dependent_t<std::vector<std::string_view>, T>;
+
+template <class T = void>
+Lines<T> split_lines(std::string_view text) {
+  Lines<T> lines;
   std::size_t start = 0;
   while (start < text.size()) {
     const std::size_t nl = text.find('\n', start);
@@ -46,9 +53,9 @@ struct Edit {
 
 inline constexpr std::size_t max_lcs_cells = std::size_t{1} << 22;
 
-template <class = void>
-std::vector<Edit> diff_lines(const std::vector<std::string_view>& a, const std::vector<std::string_view>& b) {
-  std::vector<Edit> edits;
+template <class T = void>
+dependent_t<std::vector<Edit>, T> diff_lines(const Lines<T>& a, const Lines<T>& b) {
+  dependent_t<std::vector<Edit>, T> edits;
   std::size_t prefix = 0;
   while (prefix < a.size() && prefix < b.size() && a[prefix] == b[prefix]) ++prefix;
   std::size_t suffix = 0;
@@ -62,7 +69,7 @@ std::vector<Edit> diff_lines(const std::vector<std::string_view>& a, const std::
   const std::size_t m = b.size() - prefix - suffix;
   if (n > 0 && m > 0 && (n + 1) * (m + 1) <= max_lcs_cells) {
     // lcs[i][j]: LCS length of a-middle[i..] and b-middle[j..].
-    std::vector<std::uint32_t> lcs((n + 1) * (m + 1), 0);
+    dependent_t<std::vector<std::uint32_t>, T> lcs((n + 1) * (m + 1), 0);
     const auto at = [&](std::size_t i, std::size_t j) -> std::uint32_t& { return lcs[i * (m + 1) + j]; };
     for (std::size_t i = n; i-- > 0;) {
       for (std::size_t j = m; j-- > 0;) {
@@ -112,13 +119,13 @@ void append_diff_line(std::string& out, char tag, std::string_view line) {
   }
 }
 
-template <class = void>
+template <class T = void>
 std::string unified_diff(std::string_view before, std::string_view after, std::string_view from, std::string_view to,
                          std::size_t context = 3) {
   if (before == after) return {};
-  const auto a = split_lines(before);
-  const auto b = split_lines(after);
-  const auto edits = diff_lines(a, b);
+  const auto a = split_lines<T>(before);
+  const auto b = split_lines<T>(after);
+  const auto edits = diff_lines<T>(a, b);
 
   std::string out = "--- ";
   out += from;

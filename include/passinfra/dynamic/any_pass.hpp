@@ -47,6 +47,7 @@
 #include "passinfra/core/run.hpp"
 #include "passinfra/core/sequential.hpp"
 #include "passinfra/core/statistic.hpp"
+#include "passinfra/detail/type_name.hpp"  // dependent_t
 #include "passinfra/dynamic/context_ref.hpp"
 
 namespace passinfra {
@@ -102,8 +103,10 @@ template <class IR>
 struct PassConcept {
   std::string name;
   int opt_level = 0;
-  std::vector<std::string> required_names;
-  std::vector<std::string_view> required_views;
+  // (Spelled dependently, so that what set_info and refresh_views call is
+  // instantiated only with them: see dependent_t.)
+  dependent_t<std::vector<std::string>, IR> required_names;
+  dependent_t<std::vector<std::string_view>, IR> required_views;
 
   virtual ~PassConcept() = default;
   virtual IR transform(IR ir, ContextRef<IR>& ctx) const = 0;

@@ -89,6 +89,7 @@
 #include "passinfra/core/preserved_analyses.hpp"
 #include "passinfra/core/run.hpp"
 #include "passinfra/detail/suggest.hpp"
+#include "passinfra/detail/type_name.hpp"  // dependent_t
 #include "passinfra/dynamic/any_analysis.hpp"
 #include "passinfra/dynamic/any_pass.hpp"
 #include "passinfra/dynamic/context_ref.hpp"
@@ -390,6 +391,12 @@ bool runs_own_required(const AnyPass<IR>& pass) {
 
 template <class IR>
 class PassRegistry {
+  // The std types of the cold paths, spelled dependently (see
+  // detail::dependent_t): neither compiler instantiates their members where
+  // the template is defined.
+  template <class X>
+  using Dep = detail::dependent_t<X, IR>;
+
  public:
   using Factory = std::function<AnyPass<IR>(const PassOptions&)>;
 
@@ -615,7 +622,7 @@ class PassRegistry {
   }
 
   // options(name): the option specs of a registered pass (Error if unknown).
-  std::vector<PassOptionSpec> options(std::string_view name) const { return entry_or_throw(name)->options; }
+  Dep<std::vector<PassOptionSpec>> options(std::string_view name) const { return entry_or_throw(name)->options; }
 
   // describe(): one line per pass: name(key: type = default, ...) - description
   // (the lines of require and invalidate end with the registered analyses' names)
@@ -659,7 +666,7 @@ class PassRegistry {
   struct Entry {
     std::string name;
     std::function<Made(const PassOptions&)> make;
-    std::vector<PassOptionSpec> options;
+    Dep<std::vector<PassOptionSpec>> options;
     std::string description;
     const std::type_info* origin = nullptr;
     void (*origin_function)() = nullptr;
@@ -776,7 +783,7 @@ class PassRegistry {
   // Under the lock, over views of the names (not a copy of them all).
   std::string suggestions(std::string_view name) const {
     std::lock_guard lock(mutex_);
-    std::vector<std::string_view> keys;
+    Dep<std::vector<std::string_view>> keys;
     keys.reserve(entries_.size());
     for (const auto& [key, entry] : entries_) keys.push_back(key);
     return detail::suggestion_text(name, keys, "names");
@@ -793,9 +800,9 @@ class PassRegistry {
 
   // The options the factory receives: given ones checked (and integers made
   // doubles where a double is expected), then the defaults of the others.
-  static PassOptions checked_options(const Entry& entry, const PassOptions& given) {
+  static Dep<PassOptions> checked_options(const Entry& entry, const Dep<PassOptions>& given) {
     const std::string& name = entry.name;
-    PassOptions out;
+    Dep<PassOptions> out;
     for (const auto& [key, value] : given) {
       const PassOptionSpec* spec = nullptr;
       for (const auto& s : entry.options) {
@@ -806,7 +813,7 @@ class PassRegistry {
           throw detail::PassOptionError(
               key, "pass '" + name + "' takes no options, but was given option '" + detail::clipped(key) + "'");
         }
-        std::vector<std::string_view> keys;
+        Dep<std::vector<std::string_view>> keys;
         for (const auto& s : entry.options) keys.push_back(s.key);
         throw detail::PassOptionError(key, "pass '" + name + "' has no option '" + detail::clipped(key) +
                                                "'; expected an option of '" + name + "'" +
@@ -843,7 +850,7 @@ class PassRegistry {
     if (!resolve || !made.names_only) return AnyPass<IR>(std::move(pass));
 
     const PassInfo info = pass.info();
-    const std::vector<std::string> required(info.required.begin(), info.required.end());
+    const Dep<std::vector<std::string>> required(info.required.begin(), info.required.end());
     std::vector<AnyPass<IR>> passes;
     passes.reserve(required.size());
     for (const auto& r : required) {
@@ -870,7 +877,7 @@ class PassRegistry {
   // SPEC §10.8: "unknown analysis 'CalGraph'; did you mean 'CallGraph'? registered: ...".
   // Called with the lock held.
   std::string unknown_analysis_message(std::string_view name) const {
-    std::vector<std::string_view> names;
+    Dep<std::vector<std::string_view>> names;
     names.reserve(analyses_.size());
     for (const auto& [key, entry] : analyses_) names.push_back(key);
     std::string message = "unknown analysis '" + detail::clipped(name) + "'";
@@ -906,7 +913,7 @@ class PassRegistry {
   // require, invalidate, invalidate_all: registered once (the same
   // factories again are a no-op, see insert).
   void add_utility_passes() {
-    const std::vector<PassOptionSpec> analysis_spec{PassOptionSpec{"analysis", ConfigType::string}};
+    const Dep<std::vector<PassOptionSpec>> analysis_spec{PassOptionSpec{"analysis", ConfigType::string}};
     add(
         "require",
         [this](const PassOptions& options) {

@@ -86,6 +86,7 @@
 #include "passinfra/core/pass_info.hpp"
 #include "passinfra/core/units.hpp"
 #include "passinfra/detail/suggest.hpp"
+#include "passinfra/detail/type_name.hpp"  // dependent_t
 #include "passinfra/dynamic/any_pass.hpp"
 #include "passinfra/dynamic/dynamic_nest.hpp"
 #include "passinfra/dynamic/dynamic_sequential.hpp"
@@ -143,16 +144,21 @@ template <class = void>
 }
 
 // PipelineParser is this template's one specialization: a class template's members are
-// compiled only when used, so including the header compiles none of them.
-template <class = void>
+// compiled only when used, so including the header compiles none of them
+// (the types it builds are spelled dependently: see dependent_t).
+template <class T = void>
 class PipelineParserOf {
+  using Node = dependent_t<PipelineNode, T>;
+  using Option = dependent_t<PipelineOption, T>;
+  using Value = dependent_t<ConfigValue, T>;
+
  public:
   explicit PipelineParserOf(std::string_view text) : text_(text) {}
 
-  PipelineNode parse() {
+  Node parse() {
     skip_space();
     if (!at_name()) fail_expected(pos_, "a pass name");
-    PipelineNode node = parse_pass();
+    Node node = parse_pass();
     skip_space();
     if (pos_ != text_.size()) fail_expected(pos_, "end of text after the pipeline");
     return node;
@@ -227,7 +233,7 @@ class PipelineParserOf {
   }
 
   // pass := name [ '(' [ item { ',' item } ] ')' ], at a name.
-  PipelineNode parse_pass() {
+  Node parse_pass() {
     if (++depth_ > max_pipeline_depth) {
       fail(pos_, "passes nested more than " + std::to_string(max_pipeline_depth) + " levels deep; expected at most " +
                      std::to_string(max_pipeline_depth) + " levels of nesting");
@@ -236,7 +242,7 @@ class PipelineParserOf {
       std::size_t& depth;
       ~Leave() { --depth; }
     } leave{depth_};
-    PipelineNode node;
+    Node node;
     node.column = pos_ + 1;
     node.name = read_name();
     skip_space();
@@ -258,7 +264,7 @@ class PipelineParserOf {
       std::size_t next = name_stop;
       while (next < text_.size() && is_space(text_[next])) ++next;
       if (next < text_.size() && text_[next] == '=') {
-        PipelineOption option;
+        Option option;
         option.column = item + 1;
         option.key = read_name();
         for (const auto& o : node.options) {
@@ -289,7 +295,7 @@ class PipelineParserOf {
     }
   }
 
-  ConfigValue parse_value() {
+  Value parse_value() {
     static constexpr std::string_view expected_value =
         "a value (an integer, a float, true, false, a \"string\" or a [list] of strings)";
     const char c = peek();
@@ -310,7 +316,7 @@ class PipelineParserOf {
     fail_expected(pos_, expected_value);
   }
 
-  ConfigValue parse_number() {
+  Value parse_number() {
     const std::size_t start = pos_;
     const std::size_t end = number_end(pos_);
     const std::string_view token = text_.substr(start, end - start);
@@ -400,9 +406,9 @@ class PipelineParserOf {
     }
   }
 
-  StringList parse_list() {
+  dependent_t<StringList, T> parse_list() {
     ++pos_;  // '['
-    StringList out;
+    dependent_t<StringList, T> out;
     skip_space();
     if (peek() == ']') {
       ++pos_;
@@ -434,8 +440,8 @@ using PipelineParser = PipelineParserOf<>;
 // Whether an option of a node that takes passes (sequential, a nest kind)
 // has its default value, and prints as nothing: name="<the node's name>",
 // opt_level=0, serial=false.
-template <class = void>
-bool is_default_item_option(std::string_view node_name, const PipelineOption& option) {
+template <class T = void>
+bool is_default_item_option(std::string_view node_name, const dependent_t<PipelineOption, T>& option) {
   if (option.key == "name") {
     const auto* s = std::get_if<std::string>(&option.value);
     return s && *s == node_name;
@@ -452,14 +458,14 @@ bool is_default_item_option(std::string_view node_name, const PipelineOption& op
 }
 
 // Whether a node's default options are left out of canonical text.
-template <class = void>
-bool drops_default_options(const PipelineNode& node) {
+template <class T = void>
+bool drops_default_options(const dependent_t<PipelineNode, T>& node) {
   return node.name == sequential_name || !node.children.empty();
 }
 
 // opt_level=N of sequential or a nest kind: an int.
-template <class = void>
-int opt_level_option(std::string_view text, std::string_view node, const PipelineOption& option) {
+template <class T = void>
+int opt_level_option(std::string_view text, std::string_view node, const dependent_t<PipelineOption, T>& option) {
   const auto* level = std::get_if<std::int64_t>(&option.value);
   if (!level || *level < std::numeric_limits<int>::min() || *level > std::numeric_limits<int>::max()) {
     throw_pipeline_error(
@@ -497,8 +503,9 @@ class NestText : public CallablePass<NestText<IR>> {
 };
 
 template <class IR>
-AnyPass<IR> build_pipeline(const PipelineNode& node, std::string_view text, const PassRegistry<IR>& registry,
+AnyPass<IR> build_pipeline(const PipelineNode& syntax, std::string_view text, const PassRegistry<IR>& registry,
                            const NestScope* scope) {
+  const dependent_t<PipelineNode, IR>& node = syntax;  // (spelled dependently: see dependent_t)
   auto fail = [&](std::size_t column, const std::string& message) { throw_pipeline_error(text, column, message); };
   if (node.name != sequential_name) {
     if (const auto kind = registry.nest_kind(node.name)) return kind->build(node, text, registry);
@@ -525,7 +532,7 @@ AnyPass<IR> build_pipeline(const PipelineNode& node, std::string_view text, cons
     }
     std::vector<AnyPass<IR>> children;
     children.reserve(node.children.size());
-    for (const auto& child : node.children) children.push_back(build_pipeline(child, text, registry, scope));
+    for (const auto& child : node.children) children.push_back(build_pipeline<IR>(child, text, registry, scope));
     return AnyPass<IR>(DynamicSequential<IR>(std::move(children), PassInfo{name, opt_level}));
   }
   if (!registry.contains(node.name)) {
@@ -545,7 +552,7 @@ AnyPass<IR> build_pipeline(const PipelineNode& node, std::string_view text, cons
       // Unknown and written with passes: a misspelt `sequential` or nest kind
       // (MLIR: "does not refer to a registered pass or pass pipeline"); the
       // closest names are those that take passes, not the passes.
-      std::vector<std::string> takers(kinds.begin(), kinds.end());
+      dependent_t<std::vector<std::string>, IR> takers(kinds.begin(), kinds.end());
       takers.emplace_back(sequential_name);
       fail(node.column, "unknown pass name '" + clipped(node.name) + "' with passes as items; expected 'sequential'" +
                             (kinds.empty() ? std::string() : " or a nest kind") +
@@ -557,7 +564,7 @@ AnyPass<IR> build_pipeline(const PipelineNode& node, std::string_view text, cons
                             : " and nest kinds such as '" + kinds.front() + "' take passes") +
              "), found pass '" + clipped(node.children.front().name) + "'");
   }
-  PassOptions options;
+  dependent_t<PassOptions, IR> options;
   for (const auto& option : node.options) options.emplace(option.key, option.value);
   try {
     return registry.create(node.name, options);
@@ -573,8 +580,8 @@ AnyPass<IR> build_pipeline(const PipelineNode& node, std::string_view text, cons
 }
 
 // name(items) with items already written.
-template <class = void>
-std::string join_items(std::string name, const std::vector<std::string>& items) {
+template <class T = void>
+std::string join_items(std::string name, const dependent_t<std::vector<std::string>, T>& items) {
   if (items.empty()) return name;
   name += '(';
   for (std::size_t i = 0; i < items.size(); ++i) {
@@ -587,36 +594,37 @@ std::string join_items(std::string name, const std::vector<std::string>& items) 
 }  // namespace detail
 
 // parse_pipeline_syntax(text): the syntax tree of a pipeline; Error on malformed text.
-template <class = void>
+template <class T = void>
 PipelineNode parse_pipeline_syntax(std::string_view text) {
-  return detail::PipelineParser(text).parse();
+  return detail::PipelineParserOf<T>(text).parse();  // (T: void; spelled dependently, see detail::dependent_t)
 }
 
 // to_string(node): the canonical text of a syntax tree.
-template <class = void>
+template <class T = void>
 std::string to_string(const PipelineNode& node) {
-  std::vector<const PipelineOption*> options;
-  for (const auto& option : node.options) {
-    if (detail::drops_default_options(node) && detail::is_default_item_option(node.name, option)) continue;
+  const detail::dependent_t<PipelineNode, T>& n = node;  // (spelled dependently: see detail::dependent_t)
+  detail::dependent_t<std::vector<const PipelineOption*>, T> options;
+  for (const auto& option : n.options) {
+    if (detail::drops_default_options<T>(n) && detail::is_default_item_option<T>(n.name, option)) continue;
     options.push_back(&option);
   }
   std::sort(options.begin(), options.end(), [](const auto* a, const auto* b) { return a->key < b->key; });
-  std::vector<std::string> items;
+  detail::dependent_t<std::vector<std::string>, T> items;
   for (const auto* option : options) items.push_back(option->key + "=" + format_option_value(option->value));
-  for (const auto& child : node.children) items.push_back(to_string(child));
-  return detail::join_items(node.name, items);
+  for (const auto& child : n.children) items.push_back(to_string<T>(child));
+  return detail::join_items<T>(n.name, items);
 }
 
 // canonical_pipeline(text): the text as print_pipeline writes it; Error on malformed text.
-template <class = void>
+template <class T = void>
 std::string canonical_pipeline(std::string_view text) {
-  return to_string(parse_pipeline_syntax(text));
+  return to_string<T>(parse_pipeline_syntax<T>(text));
 }
 
 // parse_pipeline<IR>(text, registry): the pipeline the text describes.
 template <class IR>
 AnyPass<IR> parse_pipeline(std::string_view text, const PassRegistry<IR>& registry = PassRegistry<IR>::global()) {
-  return detail::build_pipeline<IR>(parse_pipeline_syntax(text), text, registry);
+  return detail::build_pipeline<IR>(parse_pipeline_syntax<detail::dependent_t<void, IR>>(text), text, registry);
 }
 
 template <class IR>
@@ -626,7 +634,7 @@ std::string print_pipeline(const AnyPass<IR>& pass);
 template <class IR>
 std::string print_pipeline(const DynamicSequential<IR>& seq) {
   const PassInfo info = seq.info();
-  std::vector<std::string> items;
+  detail::dependent_t<std::vector<std::string>, IR> items;
   if (info.name != detail::sequential_name) items.push_back("name=" + detail::quote(info.name));
   if (info.opt_level != 0) items.push_back("opt_level=" + std::to_string(info.opt_level));
   for (const auto& child : seq.passes()) items.push_back(print_pipeline(child));
@@ -643,7 +651,7 @@ std::string print_pipeline(const RegistryPass<IR>& pass) {
 template <class Parent, class Unit>
 std::string print_pipeline(const DynamicNest<Parent, Unit>& nest, std::string_view kind = unit_kind_name<Unit>()) {
   const PassInfo info = nest.info();
-  std::vector<std::string> items;
+  detail::dependent_t<std::vector<std::string>, Unit> items;
   if (info.name != kind) items.push_back("name=" + detail::quote(info.name));
   if (info.opt_level != 0) items.push_back("opt_level=" + std::to_string(info.opt_level));
   if (nest.options().serial) items.push_back("serial=true");
@@ -654,8 +662,9 @@ std::string print_pipeline(const DynamicNest<Parent, Unit>& nest, std::string_vi
 namespace detail {
 
 template <class Parent, class Unit>
-AnyPass<Parent> build_nest(const PipelineNode& node, std::string_view text, const PassRegistry<Unit>& units,
+AnyPass<Parent> build_nest(const PipelineNode& syntax, std::string_view text, const PassRegistry<Unit>& units,
                            const PassRegistry<Parent>& parents) {
+  const dependent_t<PipelineNode, Unit>& node = syntax;  // (spelled dependently: see dependent_t)
   std::string name = node.name;
   int opt_level = 0;
   NestOptions options{};

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "passinfra/core/statistic.hpp"
+#include "passinfra/detail/type_name.hpp"  // dependent_t
 
 namespace passinfra {
 
@@ -44,13 +45,15 @@ struct PassStatisticsEntry {
 namespace detail {
 
 // StatisticsCollector is this template's one specialization: a class template's members are
-// compiled only when used, so including the header compiles none of them.
-template <class = void>
+// compiled only when used, so including the header compiles none of them
+// (its std types spelled dependently: see dependent_t).
+template <class T = void>
 struct StatisticsCollectorOf final : StatisticsVisitor {
-  std::vector<PassStatisticsEntry> entries;
+  dependent_t<std::vector<PassStatisticsEntry>, T> entries;
   void visit(std::string_view pass, const StatisticList& statistics) override {
-    PassStatisticsEntry entry{std::string(pass), {}};
-    for (const Statistic* s : statistics) {
+    dependent_t<PassStatisticsEntry, T> entry{std::string(pass), {}};
+    const dependent_t<StatisticList, T>& list = statistics;
+    for (const Statistic* s : list) {
       if (s == nullptr) continue;
       entry.statistics.push_back({std::string(s->name()), std::string(s->description()), s->value()});
     }
@@ -60,11 +63,16 @@ struct StatisticsCollectorOf final : StatisticsVisitor {
 using StatisticsCollector = StatisticsCollectorOf<>;
 
 // Merged by pass name, then by statistic name: values summed, the first description kept.
-using MergedStatistics = std::map<std::string, std::map<std::string, std::pair<std::uint64_t, std::string>>>;
+// (Spelled dependently, as the functions' parameters below: see dependent_t.)
+template <class T = void>
+using MergedStatistics =
+    dependent_t<std::map<std::string, std::map<std::string, std::pair<std::uint64_t, std::string>>>, T>;
+template <class T = void>
+using StatisticsEntries = dependent_t<std::vector<PassStatisticsEntry>, T>;
 
-template <class = void>
-MergedStatistics merge_statistics(const std::vector<PassStatisticsEntry>& entries) {
-  MergedStatistics merged;
+template <class T = void>
+MergedStatistics<T> merge_statistics(const StatisticsEntries<T>& entries) {
+  MergedStatistics<T> merged;
   for (const auto& entry : entries) {
     auto& pass = merged[entry.pass];
     for (const auto& s : entry.statistics) {
@@ -79,18 +87,18 @@ MergedStatistics merge_statistics(const std::vector<PassStatisticsEntry>& entrie
 
 // collect_statistics(pass): see the header comment.
 template <class P>
-std::vector<PassStatisticsEntry> collect_statistics(const P& pass) {
-  detail::StatisticsCollector collector;
+detail::StatisticsEntries<P> collect_statistics(const P& pass) {  // std::vector<PassStatisticsEntry>
+  detail::dependent_t<detail::StatisticsCollector, P> collector;
   detail::visit_statistics(pass, collector);
   return std::move(collector.entries);
 }
 
 // format_statistics(entries): MLIR's list display (SPEC §13.3), ending with an empty line.
-template <class = void>
-std::string format_statistics(const std::vector<PassStatisticsEntry>& entries) {
+template <class T = void>
+std::string format_statistics(const detail::StatisticsEntries<T>& entries) {
   const std::string rule = "===" + std::string(73, '-') + "===\n";
   std::string out = rule + std::string(25, ' ') + "... Pass statistics report ...\n" + rule;
-  for (const auto& [pass, stats] : detail::merge_statistics(entries)) {
+  for (const auto& [pass, stats] : detail::merge_statistics<T>(entries)) {
     if (stats.empty()) continue;
     std::size_t value_width = 0;
     std::size_t name_width = 0;
@@ -141,10 +149,10 @@ std::string json_string(std::string_view text) {
 }  // namespace detail
 
 // statistics_to_json(entries): LLVM's -stats-json shape (SPEC §13.3).
-template <class = void>
-std::string statistics_to_json(const std::vector<PassStatisticsEntry>& entries) {
-  std::map<std::string, std::uint64_t> flat;
-  for (const auto& [pass, stats] : detail::merge_statistics(entries)) {
+template <class T = void>
+std::string statistics_to_json(const detail::StatisticsEntries<T>& entries) {
+  detail::dependent_t<std::map<std::string, std::uint64_t>, T> flat;
+  for (const auto& [pass, stats] : detail::merge_statistics<T>(entries)) {
     for (const auto& [name, v] : stats) flat[pass + "." + name] += v.first;
   }
   std::string out = "{\n";

@@ -59,6 +59,7 @@
 #include "passinfra/core/error.hpp"
 #include "passinfra/core/log.hpp"
 #include "passinfra/core/pass_info.hpp"
+#include "passinfra/detail/type_name.hpp"  // dependent_t
 
 namespace passinfra {
 
@@ -116,7 +117,7 @@ class AnalysisPreservationChecker {
         note_unchecked(item.info.name);
         continue;
       }
-      detail::ErasedResult fresh;
+      detail::dependent_t<detail::ErasedResult, IR> fresh;
       try {
         fresh = am_->recompute(item.info, ir);
       } catch (...) {
@@ -146,9 +147,11 @@ class AnalysisPreservationChecker {
   }
 
   AnalysisManager<IR>* am_;
-  std::vector<std::string> unchecked_;  // analyses already named in the INFO line
-  std::vector<std::string> running_;    // the names of the passes whose run_before_pass returned, innermost last
-  std::uint64_t seen_ = 0;              // am_->invalidations() when the last check ended
+  // (The std types spelled dependently: see detail::dependent_t.)
+  detail::dependent_t<std::vector<std::string>, IR> unchecked_;  // analyses already named in the INFO line
+  detail::dependent_t<std::vector<std::string>, IR>
+      running_;             // the names of the passes whose run_before_pass returned, innermost last
+  std::uint64_t seen_ = 0;  // am_->invalidations() when the last check ended
   std::size_t checked_ = 0;
   bool warned_ = false;
 };

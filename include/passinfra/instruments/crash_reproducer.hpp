@@ -80,6 +80,7 @@
 #include "passinfra/core/pipeline_info.hpp"
 #include "passinfra/core/units.hpp"
 #include "passinfra/detail/exception_text.hpp"
+#include "passinfra/detail/type_name.hpp"  // dependent_t
 #include "passinfra/instruments/output.hpp"
 
 namespace passinfra {
@@ -136,7 +137,7 @@ std::string format_crash_report(const CrashReport& report, std::string_view pref
 
 // parse_crash_report(text, prefix): the report back, `ir` being everything
 // after the header lines.
-template <class = void>
+template <class T = void>
 CrashReport parse_crash_report(std::string_view text, std::string_view prefix = "// ") {
   const auto next_line = [&](std::string_view& rest) {
     const std::size_t nl = rest.find('\n');
@@ -161,7 +162,7 @@ CrashReport parse_crash_report(std::string_view text, std::string_view prefix = 
   while (!rest.empty() && rest.substr(0, prefix.size()) == prefix) {
     std::string_view probe = rest;
     std::string_view line = next_line(probe).substr(prefix.size());
-    const auto value_of = [&](std::string_view key) -> std::optional<std::string_view> {
+    const auto value_of = [&](std::string_view key) -> detail::dependent_t<std::optional<std::string_view>, T> {
       if (line.substr(0, key.size()) == key && line.substr(key.size(), 2) == ": ") return line.substr(key.size() + 2);
       return std::nullopt;
     };
@@ -184,8 +185,9 @@ CrashReport parse_crash_report(std::string_view text, std::string_view prefix = 
 
 namespace detail {
 // CrashReproducer is this template's one specialization: a class template's members are
-// compiled only when used, so including the header compiles none of them.
-template <class = void>
+// compiled only when used, so including the header compiles none of them
+// (the std types of its state spelled dependently: see dependent_t).
+template <class T = void>
 class CrashReproducerOf {
  public:
   // `file`: a std::filesystem::path, or anything else a std::string is made
@@ -273,7 +275,7 @@ class CrashReproducerOf {
     ++state_->reports;
   }
 
-  std::optional<CrashReport> last_report() const {
+  dependent_t<std::optional<CrashReport>, T> last_report() const {
     const std::lock_guard lock(state_->mutex);
     return state_->last;
   }
@@ -341,9 +343,10 @@ class CrashReproducerOf {
   }
 
   struct Input {
-    std::shared_ptr<const std::string> text;  // the pass's input, printed (shared by a unit that cannot print)
-    std::string unit;                         // unit_path() when it started
-    std::optional<UnitKey> key;               // unit_key() when it started
+    dependent_t<std::shared_ptr<const std::string>, T>
+        text;                    // the pass's input, printed (shared by a unit that cannot print)
+    std::string unit;            // unit_path() when it started
+    std::optional<UnitKey> key;  // unit_key() when it started
   };
   using Stack = std::vector<Input>;
 
@@ -352,7 +355,7 @@ class CrashReproducerOf {
     std::mutex mutex;                          // guards everything below
     detail::PerThread<Stack> stacks;           // per thread_ordinal()
     std::vector<std::exception_ptr> reported;  // the exceptions of the current failure, reported
-    std::optional<CrashReport> last;
+    dependent_t<std::optional<CrashReport>, T> last;
     std::optional<UnitKey> last_key;  // where `last` failed (none: outside nests)
     std::size_t reports = 0;
   };

@@ -50,6 +50,7 @@
 #include <vector>
 
 #include "passinfra/core/pass_info.hpp"
+#include "passinfra/detail/type_name.hpp"  // dependent_t
 #include "passinfra/instruments/output.hpp"
 
 namespace passinfra {
@@ -64,8 +65,9 @@ struct PassCounts {
 
 namespace detail {
 // PassStatistics is this template's one specialization: a class template's members are
-// compiled only when used, so including the header compiles none of them.
-template <class = void>
+// compiled only when used, so including the header compiles none of them
+// (its std types spelled dependently: see dependent_t).
+template <class T = void>
 class PassStatisticsOf {
  public:
   PassStatisticsOf() : state_(std::make_unique<State>()) {}
@@ -120,9 +122,9 @@ class PassStatisticsOf {
     return it == state_->index.end() ? PassCounts{} : counts_of(state_->rows[it->second]);
   }
 
-  std::vector<std::pair<std::string, PassCounts>> rows() const {
+  dependent_t<std::vector<std::pair<std::string, PassCounts>>, T> rows() const {
     const std::lock_guard lock(state_->mutex);
-    std::vector<std::pair<std::string, PassCounts>> out;
+    dependent_t<std::vector<std::pair<std::string, PassCounts>>, T> out;
     out.reserve(state_->rows.size());
     for (const auto& r : state_->rows) out.emplace_back(r.name, counts_of(r));
     return out;
@@ -166,7 +168,7 @@ class PassStatisticsOf {
     std::mutex mutex;  // guards everything below
     std::vector<Row> rows;
     std::unordered_map<std::string, std::size_t, Hash, std::equal_to<>> index;
-    detail::PerThread<std::size_t> asked;  // per thread: the row its last should_run asked
+    detail::PerThread<dependent_t<std::size_t, T>> asked;  // per thread: the row its last should_run asked
   };
 
   static PassCounts counts_of(const Row& r) noexcept {

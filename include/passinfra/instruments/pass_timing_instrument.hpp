@@ -110,6 +110,7 @@
 #include "passinfra/core/pass_info.hpp"
 #include "passinfra/core/pipeline_info.hpp"
 #include "passinfra/detail/inline.hpp"
+#include "passinfra/detail/type_name.hpp"  // dependent_t
 #include "passinfra/detail/utf8.hpp"
 #include "passinfra/instruments/timing_clocks.hpp"  // and std::chrono's durations and clocks (see there)
 
@@ -160,9 +161,9 @@ inline double percent(std::chrono::nanoseconds part, std::chrono::nanoseconds wh
   return whole.count() == 0 ? 0.0 : static_cast<double>(part.count()) / static_cast<double>(whole.count()) * 100.0;
 }
 
-template <class = void>
-void format_profile(std::string& out, const PassProfile& p, std::size_t depth, std::chrono::nanoseconds top,
-                    std::chrono::nanoseconds parent) {
+template <class T = void>
+void format_profile(std::string& out, const dependent_t<PassProfile, T>& p, std::size_t depth,
+                    std::chrono::nanoseconds top, std::chrono::nanoseconds parent) {
   out.append(depth, '\t');
   if (p.analysis) out += "(A) ";
   out += p.name;
@@ -175,7 +176,7 @@ void format_profile(std::string& out, const PassProfile& p, std::size_t depth, s
   out += "%; ";
   out += printf_double("%.2f", percent(p.duration, parent));
   out += "%)\n";
-  for (const auto& c : p.children) format_profile(out, c, depth + 1, top, p.duration);
+  for (const auto& c : p.children) format_profile<T>(out, c, depth + 1, top, p.duration);
 }
 
 // "1234.567": nanoseconds as microseconds with three exact decimals.
@@ -244,8 +245,8 @@ void append_json_string(std::string& out, std::string_view s) {
   out += '"';
 }
 
-template <class = void>
-void append_trace_events(std::string& out, const PassProfile& p, int pid, bool& first) {
+template <class T = void>
+void append_trace_events(std::string& out, const dependent_t<PassProfile, T>& p, int pid, bool& first) {
   out += first ? "\n" : ",\n";
   first = false;
   out += "{\"name\":";
@@ -271,7 +272,7 @@ void append_trace_events(std::string& out, const PassProfile& p, int pid, bool& 
     out += '}';
   }
   out += '}';
-  for (const auto& c : p.children) append_trace_events(out, c, pid, first);
+  for (const auto& c : p.children) append_trace_events<T>(out, c, pid, first);
 }
 
 struct ListRow {
@@ -284,11 +285,15 @@ struct ListRow {
 // Sums per label (an analysis is "(A) <name>", apart from a pass of that
 // name): self of every run, total of runs not nested in a run of the same
 // label (so a recursive or repeated nesting is not counted twice).
-template <class = void>
-void aggregate(const PassProfile& p, std::map<std::string, ListRow, std::less<>>& rows,
-               std::vector<std::string>& open_names) {
+// (The std types spelled dependently: see dependent_t.)
+template <class T = void>
+using ListRows = dependent_t<std::map<std::string, ListRow, std::less<>>, T>;
+
+template <class T = void>
+void aggregate(const dependent_t<PassProfile, T>& p, ListRows<T>& rows,
+               dependent_t<std::vector<std::string>, T>& open_names) {
   if (p.unit) {  // no row of its own (SPEC §11.7): its passes count as the nest's children
-    for (const auto& c : p.children) aggregate(c, rows, open_names);
+    for (const auto& c : p.children) aggregate<T>(c, rows, open_names);
     return;
   }
   std::string label = p.label();
@@ -300,19 +305,19 @@ void aggregate(const PassProfile& p, std::map<std::string, ListRow, std::less<>>
   const bool nested_in_same = std::find(open_names.begin(), open_names.end(), label) != open_names.end();
   if (!nested_in_same) row.total += p.duration;
   open_names.push_back(std::move(label));
-  for (const auto& c : p.children) aggregate(c, rows, open_names);
+  for (const auto& c : p.children) aggregate<T>(c, rows, open_names);
   open_names.pop_back();
 }
 
 }  // namespace detail
 
 // format_pass_profiles(roots): SPEC §6's text for a tree of profiles.
-template <class = void>
-std::string format_pass_profiles(const std::vector<PassProfile>& roots) {
+template <class T = void>
+std::string format_pass_profiles(const detail::dependent_t<std::vector<PassProfile>, T>& roots) {
   std::chrono::nanoseconds top{0};
   for (const auto& r : roots) top += r.duration;
   std::string out;
-  for (const auto& r : roots) detail::format_profile(out, r, 0, top, top);
+  for (const auto& r : roots) detail::format_profile<T>(out, r, 0, top, top);
   return out;
 }
 
@@ -334,14 +339,14 @@ std::string format_pass_profiles(const std::vector<PassProfile>& roots) {
 // name; Self: the sum of their self times; both percentages are of the
 // total execution time (the sum of the top-level runs), so the Self column
 // adds up to 100%. Count: runs of that name (failed ones included).
-template <class = void>
-std::string format_pass_profile_list(const std::vector<PassProfile>& roots) {
+template <class T = void>
+std::string format_pass_profile_list(const detail::dependent_t<std::vector<PassProfile>, T>& roots) {
   std::chrono::nanoseconds top{0};
   for (const auto& r : roots) top += r.duration;
-  std::map<std::string, detail::ListRow, std::less<>> by_name;
-  std::vector<std::string> open_names;
-  for (const auto& r : roots) detail::aggregate(r, by_name, open_names);
-  std::vector<detail::ListRow> rows;
+  detail::ListRows<T> by_name;
+  detail::dependent_t<std::vector<std::string>, T> open_names;
+  for (const auto& r : roots) detail::aggregate<T>(r, by_name, open_names);
+  detail::dependent_t<std::vector<detail::ListRow>, T> rows;
   rows.reserve(by_name.size());
   for (auto& [name, row] : by_name) rows.push_back(std::move(row));
   std::stable_sort(rows.begin(), rows.end(),
@@ -377,11 +382,12 @@ std::string format_pass_profile_list(const std::vector<PassProfile>& roots) {
 // function analysis); a failed run carries "args":{"failed":true} (before
 // "function" when both). Names are JSON-escaped (", \,
 // control characters); other bytes are copied as they are (UTF-8 assumed).
-template <class = void>
-std::string pass_profiles_to_chrome_trace_json(const std::vector<PassProfile>& roots, int pid = 1) {
+template <class T = void>
+std::string pass_profiles_to_chrome_trace_json(const detail::dependent_t<std::vector<PassProfile>, T>& roots,
+                                               int pid = 1) {
   std::string out = "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[";
   bool first = true;
-  for (const auto& r : roots) detail::append_trace_events(out, r, pid, first);
+  for (const auto& r : roots) detail::append_trace_events<T>(out, r, pid, first);
   out += "\n]}\n";
   return out;
 }
@@ -535,7 +541,9 @@ inline const void* thread_tag() noexcept {
 // allocates the array.
 // TimingBuffer is this template's one specialization: a class template's members are
 // compiled only when used, so including the header compiles none of them.
-template <class = void>
+// Its std members are spelled dependently (see dependent_t), so that
+// neither compiler instantiates them where the template is defined.
+template <class T = void>
 struct TimingBufferOf {
   const void* thread = nullptr;  // thread_tag() of its thread
   unsigned index = 0;            // 1-based, in order of first use
@@ -543,18 +551,18 @@ struct TimingBufferOf {
   // The ordinals of ended threads whose buffer this was: a thread with an
   // ended one's tag takes its buffer over, and a unit that another thread ran
   // for the ended thread's nest still finds the nest's entry here.
-  std::vector<std::uint32_t> earlier_ordinals;
+  dependent_t<std::vector<std::uint32_t>, T> earlier_ordinals;
   TimingEntry* open = nullptr;   // the innermost running entry, or the sentinel
   TimingEntry* next = nullptr;   // where the next entry goes
   TimingEntry* limit = nullptr;  // the end of the array
-  std::unique_ptr<TimingEntry[]> entries;
-  std::set<std::string, std::less<>> long_names;  // names longer than TimingEntry::inline_size
+  dependent_t<std::unique_ptr<TimingEntry[]>, T> entries;
+  dependent_t<std::set<std::string, std::less<>>, T> long_names;  // names longer than TimingEntry::inline_size
 
   // Entries are linked by offsets, which a copy to a bigger array keeps;
   // an int32_t offset reaches 2^31 entries (128 GiB), the most it may hold.
   static constexpr std::size_t max_entries = std::size_t{1} << 31;
 
-  static std::unique_ptr<TimingBufferOf> make(const void* thread, unsigned index) {
+  static dependent_t<std::unique_ptr<TimingBufferOf>, T> make(const void* thread, unsigned index) {
     auto b = std::make_unique<TimingBufferOf>();
     b->thread = thread;
     b->index = index;
@@ -585,7 +593,7 @@ struct TimingBufferOf {
       throw std::length_error(
           "passinfra::PassTimingInstrument: 2^31 - 1 pass runs recorded on one thread without clear() or "
           "an exit_pass_ctx that discards them; no room for more");
-    auto bigger = std::make_unique_for_overwrite<TimingEntry[]>(cap);
+    auto bigger = std::make_unique_for_overwrite<dependent_t<TimingEntry, T>[]>(cap);
     if (entries) {
       std::copy(entries.get(), next, bigger.get());
       open = bigger.get() + (open - entries.get());
@@ -608,8 +616,8 @@ struct TimingBufferOf {
   std::size_t size() const noexcept { return static_cast<std::size_t>(end() - begin()); }
 
   // running(): for each entry, whether it is on the chain of open entries.
-  std::vector<bool> running() const {
-    std::vector<bool> out(size(), false);
+  dependent_t<std::vector<bool>, T> running() const {
+    dependent_t<std::vector<bool>, T> out(size(), false);
     for (const TimingEntry* e = open; e != sentinel(); e = e->parent_entry())
       out[static_cast<std::size_t>(e - begin())] = true;
     return out;
@@ -643,6 +651,14 @@ class BasicPassTimingInstrument {
                 "passinfra::BasicPassTimingInstrument<Clock>: Clock must be a TimingClock: copyable, with "
                 "`std::uint64_t now() const noexcept` and `std::int64_t to_ns(std::uint64_t ticks) const` (see "
                 "passinfra/instruments/timing_clocks.hpp)");
+
+  // The buffer and the std types of the readers, spelled dependently (see
+  // detail::dependent_t): neither compiler instantiates them, nor what the
+  // readers call, where the template is defined.
+  template <class X>
+  using Dep = detail::dependent_t<X, Clock>;
+  using Buffer = Dep<detail::TimingBuffer>;
+  using Running = Dep<std::vector<std::vector<bool>>>;  // per buffer, per entry: on its chain of open entries
 
  public:
   using clock_type = Clock;
@@ -690,7 +706,7 @@ class BasicPassTimingInstrument {
   // (all of them, passes still running included), unless keep_on_exit.
   void exit_pass_ctx() {
     if (options_.keep_on_exit) return;
-    if (detail::TimingBuffer* b = buffer_if_any()) b->clear();
+    if (Buffer* b = buffer_if_any()) b->clear();
   }
   // run_before_pass: opens an entry; its start is the hook's last step.
   template <class IR>
@@ -746,12 +762,13 @@ class BasicPassTimingInstrument {
   // profile(): the finished runs as trees, thread by thread. Not while
   // passes run with this instrument on another thread (the same thread --
   // from inside a pass -- is fine).
-  std::vector<PassProfile> profile() const {
-    std::vector<PassProfile> roots;
+  // (std::vector<PassProfile>, spelled dependently.)
+  Dep<std::vector<PassProfile>> profile() const {
+    Dep<std::vector<PassProfile>> roots;
     std::lock_guard lock(state_->mutex);
     bool any = false;
     std::uint64_t origin = 0;
-    std::vector<std::vector<bool>> running;  // per buffer, per entry
+    Running running;
     running.reserve(state_->buffers.size());
     for (const auto& b : state_->buffers) {
       running.push_back(b->running());
@@ -785,30 +802,30 @@ class BasicPassTimingInstrument {
  private:
   struct State {
     mutable std::mutex mutex;  // guards `buffers` (the list; each buffer is its thread's)
-    std::vector<std::unique_ptr<detail::TimingBuffer>> buffers;
+    Dep<std::vector<std::unique_ptr<Buffer>>> buffers;
   };
 
   // The calling thread's buffer: the first thread's in one compare, the
   // others' through a thread-local cache, or found (made) under the mutex.
-  detail::TimingBuffer* buffer(bool create) {
+  Buffer* buffer(bool create) {
     if (owner_tag_.load(std::memory_order_acquire) == detail::thread_tag()) [[likely]]
       return owner_;
     return other_buffer(create);
   }
 
-  [[gnu::noinline]] detail::TimingBuffer* other_buffer(bool create) {
+  [[gnu::noinline]] Buffer* other_buffer(bool create) {
     detail::TimingThreadSlot& slot = detail::timing_thread_slot(key_);
     if (slot.key == key_) return slot.buffer;
     const void* self = detail::thread_tag();
     std::lock_guard lock(state_->mutex);
-    detail::TimingBuffer* found = nullptr;
+    Buffer* found = nullptr;
     for (const auto& b : state_->buffers) {
       if (b->thread == self) found = b.get();  // a thread that ended left it to us
     }
     if (found != nullptr) found->set_ordinal(thread_ordinal());
     if (found == nullptr) {
       if (!create) return nullptr;
-      auto made = detail::TimingBuffer::make(self, static_cast<unsigned>(state_->buffers.size() + 1));
+      auto made = Buffer::make(self, static_cast<unsigned>(state_->buffers.size() + 1));
       found = made.get();
       found->set_ordinal(thread_ordinal());
       state_->buffers.push_back(std::move(made));
@@ -823,7 +840,7 @@ class BasicPassTimingInstrument {
   }
 
   PASSINFRA_ALWAYS_INLINE void open(std::string_view name) {
-    detail::TimingBuffer& b = *buffer(true);
+    Buffer& b = *buffer(true);
     const std::string* interned = nullptr;
     if (name.size() > detail::TimingEntry::inline_size) [[unlikely]]
       interned = b.intern(name);
@@ -845,7 +862,7 @@ class BasicPassTimingInstrument {
 
   PASSINFRA_ALWAYS_INLINE void close(std::string_view name, bool failed) noexcept {
     const std::uint64_t end = clock_.now();  // the first step
-    detail::TimingBuffer* b;
+    Buffer* b;
     if (owner_tag_.load(std::memory_order_acquire) == detail::thread_tag()) [[likely]] {
       b = owner_;
     } else {
@@ -864,7 +881,7 @@ class BasicPassTimingInstrument {
   // open_analysis / close_analysis: open() and close() for an analysis's
   // entry (two interned strings instead of the name's bytes).
   [[gnu::noinline]] void open_analysis(const AnalysisInfo& info) {
-    detail::TimingBuffer& b = *buffer(true);
+    Buffer& b = *buffer(true);
     const std::string* name = b.intern(info.name);
     const std::string* function = info.function.empty() ? nullptr : b.intern(info.function);
     if (b.next == b.limit) [[unlikely]]
@@ -882,7 +899,7 @@ class BasicPassTimingInstrument {
 
   [[gnu::noinline]] void close_analysis(const AnalysisInfo& info, bool failed) noexcept {
     const std::uint64_t end = clock_.now();  // the first step
-    detail::TimingBuffer* b = buffer_if_any();
+    Buffer* b = buffer_if_any();
     if (b == nullptr) return;
     detail::TimingEntry& e = *b->open;  // the sentinel when nothing is open
     if (!e.analysis() || *e.interned(0) != info.name || e.function() != info.function) return;  // not ours
@@ -892,7 +909,7 @@ class BasicPassTimingInstrument {
   }
 
   [[gnu::noinline]] void open_unit(const PipelineInfo& info) {
-    detail::TimingBuffer& b = *buffer(true);
+    Buffer& b = *buffer(true);
     if (info.thread == info.parent_thread) b.set_ordinal(info.thread);  // a thread reusing an ended one's buffer
     const std::string* name = b.intern(info.unit_name);
     if (b.next == b.limit) [[unlikely]]
@@ -913,7 +930,7 @@ class BasicPassTimingInstrument {
 
   [[gnu::noinline]] void close_unit(const PipelineInfo& info, bool failed) noexcept {
     const std::uint64_t end = clock_.now();  // the first step
-    detail::TimingBuffer* b = buffer_if_any();
+    Buffer* b = buffer_if_any();
     if (b == nullptr) return;
     detail::TimingEntry& e = *b->open;  // the sentinel when nothing is open
     if (!e.unit() || e.unit_nest_run() != info.nest_run || e.unit_index() != info.unit_index) return;  // not ours
@@ -922,7 +939,7 @@ class BasicPassTimingInstrument {
     b->open = e.parent_entry();
   }
 
-  [[gnu::noinline]] detail::TimingBuffer* buffer_if_any() noexcept {
+  [[gnu::noinline]] Buffer* buffer_if_any() noexcept {
     try {
       return buffer(false);
     } catch (...) {  // std::mutex::lock may throw; then nothing was opened here anyway
@@ -940,16 +957,18 @@ class BasicPassTimingInstrument {
   // exit_pass_ctx or clear), the unit goes too.
   using EntryRef = std::pair<std::size_t, std::size_t>;
   struct Grafts {
-    std::map<EntryRef, std::vector<EntryRef>> under;  // nest entry -> its units from other threads
-    std::set<EntryRef> placed;                        // grafted units: not roots, not under their own thread's entries
+    Dep<std::map<EntryRef, std::vector<EntryRef>>> under;  // nest entry -> its units from other threads
+    Dep<std::set<EntryRef>> placed;  // grafted units: not roots, not under their own thread's entries
   };
 
-  Grafts find_grafts(const std::vector<std::vector<bool>>& running) const {
+  using ByStart = Dep<std::map<std::size_t, std::vector<std::size_t>>>;
+
+  Grafts find_grafts(const Running& running) const {
     Grafts out;
     const auto& buffers = state_->buffers;
     // Per (nest thread, nest run): the nest's entry; none: top level; dropped: {size, size}.
-    std::map<std::pair<std::uint64_t, std::uint64_t>, std::optional<EntryRef>> target;
-    std::map<std::size_t, std::vector<std::size_t>> by_start;  // per nest thread's buffer, made when first needed
+    Dep<std::map<std::pair<std::uint64_t, std::uint64_t>, std::optional<EntryRef>>> target;
+    ByStart by_start;  // per nest thread's buffer, made when first needed
     constexpr EntryRef dropped{static_cast<std::size_t>(-1), static_cast<std::size_t>(-1)};
     for (std::size_t w = 0; w < buffers.size(); ++w) {
       const detail::TimingEntry* entries = buffers[w]->begin();
@@ -973,18 +992,17 @@ class BasicPassTimingInstrument {
   // buffer's entries in start order (`by_start`, sorted once per buffer) and
   // a walk up, not by a scan of the buffer per nest run (profile() stays
   // O(entries log entries) however many nests ran).
-  std::optional<EntryRef> nest_entry_of(const detail::TimingEntry& g, const std::vector<std::vector<bool>>& running,
-                                        EntryRef dropped,
-                                        std::map<std::size_t, std::vector<std::size_t>>& by_start) const {
+  Dep<std::optional<EntryRef>> nest_entry_of(const detail::TimingEntry& g, const Running& running, EntryRef dropped,
+                                             ByStart& by_start) const {
     const auto& buffers = state_->buffers;
     std::size_t p = buffers.size();
     for (std::size_t k = 0; k < buffers.size(); ++k) {
       if (buffers[k]->ran_on(g.unit_parent_thread())) p = k;
     }
     if (p == buffers.size()) return std::nullopt;
-    const detail::TimingBuffer& b = *buffers[p];
+    const Buffer& b = *buffers[p];
     const detail::TimingEntry* entries = b.begin();
-    std::vector<std::size_t>& order = by_start[p];
+    Dep<std::vector<std::size_t>>& order = by_start[p];
     if (order.size() != b.size()) {
       order.resize(b.size());
       for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -994,7 +1012,7 @@ class BasicPassTimingInstrument {
     const auto last = std::upper_bound(order.begin(), order.end(), g.start,
                                        [&](std::uint64_t t, std::size_t i) { return t < entries[i].start; });
     if (last == order.begin()) return dropped;
-    std::vector<std::size_t> chain;  // innermost first
+    Dep<std::vector<std::size_t>> chain;  // innermost first
     for (const detail::TimingEntry* e = &entries[*(last - 1)]; e != b.sentinel(); e = e->parent_entry())
       chain.push_back(static_cast<std::size_t>(e - entries));
     // Not the run's own units nor anything inside them: start above the outermost.
@@ -1012,14 +1030,14 @@ class BasicPassTimingInstrument {
   }
 
   // append_trees: the finished runs as trees, the threads' roots in thread order.
-  void append_trees(const std::vector<std::vector<bool>>& running, const Grafts& grafts, std::uint64_t origin,
-                    std::vector<PassProfile>& roots) const {
+  void append_trees(const Running& running, const Grafts& grafts, std::uint64_t origin,
+                    Dep<std::vector<PassProfile>>& roots) const {
     const auto& buffers = state_->buffers;
     // children[k][i]: entry i's children on its own buffer, for every buffer (grafts cross them).
-    std::vector<std::vector<std::vector<std::size_t>>> children(buffers.size());
-    std::vector<std::vector<std::size_t>> tops(buffers.size());
+    Dep<std::vector<std::vector<std::vector<std::size_t>>>> children(buffers.size());
+    Dep<std::vector<std::vector<std::size_t>>> tops(buffers.size());
     for (std::size_t w = 0; w < buffers.size(); ++w) {
-      const detail::TimingBuffer& b = *buffers[w];
+      const Buffer& b = *buffers[w];
       const detail::TimingEntry* entries = b.begin();
       children[w].resize(b.size());
       for (std::size_t i = 0; i < b.size(); ++i) {
@@ -1036,10 +1054,10 @@ class BasicPassTimingInstrument {
         }
       }
     }
-    auto build = [&](auto& self, std::size_t w, std::size_t i) -> PassProfile {
-      const detail::TimingBuffer& b = *buffers[w];
+    auto build = [&](auto& self, std::size_t w, std::size_t i) -> Dep<PassProfile> {
+      const Buffer& b = *buffers[w];
       const auto& e = b.begin()[i];
-      PassProfile p;
+      Dep<PassProfile> p;
       p.name = e.name();
       p.start = std::chrono::nanoseconds(clock_.to_ns(e.start - origin));
       p.duration = std::chrono::nanoseconds(clock_.to_ns(e.end - e.start));
@@ -1065,17 +1083,17 @@ class BasicPassTimingInstrument {
 
   // sort_units(children): the unit entries among them in unit order, in the
   // places unit entries hold (a nest's entry has only units as children).
-  static void sort_units(std::vector<PassProfile>& children) {
-    std::vector<std::size_t> at;
+  static void sort_units(Dep<std::vector<PassProfile>>& children) {
+    Dep<std::vector<std::size_t>> at;
     for (std::size_t i = 0; i < children.size(); ++i) {
       if (children[i].unit) at.push_back(i);
     }
     if (at.size() < 2) return;
-    std::vector<PassProfile> units;
+    Dep<std::vector<PassProfile>> units;
     units.reserve(at.size());
     for (std::size_t i : at) units.push_back(std::move(children[i]));
     std::stable_sort(units.begin(), units.end(),
-                     [](const PassProfile& a, const PassProfile& b) { return a.unit_index < b.unit_index; });
+                     [](const Dep<PassProfile>& a, const Dep<PassProfile>& b) { return a.unit_index < b.unit_index; });
     for (std::size_t u = 0; u < at.size(); ++u) children[at[u]] = std::move(units[u]);
   }
 
@@ -1084,7 +1102,7 @@ class BasicPassTimingInstrument {
   [[no_unique_address]] Clock clock_;
   std::unique_ptr<State> state_;
   std::atomic<const void*> owner_tag_{nullptr};  // thread_tag() of the first thread that recorded
-  detail::TimingBuffer* owner_ = nullptr;        // its buffer (written before owner_tag_)
+  Buffer* owner_ = nullptr;                      // its buffer (written before owner_tag_)
 };
 
 using PassTimingInstrument = BasicPassTimingInstrument<>;

@@ -49,8 +49,9 @@ struct PrintIRChangedOptions {
 
 namespace detail {
 // PrintIRChanged is this template's one specialization: a class template's members are
-// compiled only when used, so including the header compiles none of them.
-template <class = void>
+// compiled only when used, so including the header compiles none of them
+// (its std types spelled dependently: see dependent_t).
+template <class T = void>
 class PrintIRChangedOf {
  public:
   explicit PrintIRChangedOf(PassFilter filter = {}, TextSink out = {}, PrintIRChangedOptions options = {})
@@ -150,7 +151,7 @@ class PrintIRChangedOf {
                   "passinfra/core/ir_traits.hpp)");
   }
 
-  using Stack = std::vector<std::optional<std::string>>;
+  using Stack = dependent_t<std::vector<std::optional<std::string>>, T>;
   // The saved texts, one stack per thread that ran a pass under this instrument.
   struct Saved {
     std::mutex mutex;                 // guards `stacks`

@@ -41,6 +41,7 @@
 #include <string>
 #include <string_view>
 
+#include "passinfra/detail/type_name.hpp"  // dependent_t
 #include "passinfra/detail/utf8.hpp"
 
 namespace passinfra {
@@ -125,8 +126,9 @@ std::string to_string(const Span& span) {
 // source_line(text, line): line `line` (1-based) of `text`, without its "\n" or
 // "\r\n" (or a "\r" ending the text); nullopt when `line` < 1 or the text has
 // fewer lines. "a\n" has two lines, "a" and "".
-template <class = void>
-std::optional<std::string_view> source_line(std::string_view text, int line) {
+// (std::optional<std::string_view>, spelled dependently: see detail::dependent_t.)
+template <class T = void>
+detail::dependent_t<std::optional<std::string_view>, T> source_line(std::string_view text, int line) {
   if (line < 1) return std::nullopt;
   std::size_t begin = 0;
   for (int i = 1; i < line; ++i) {
@@ -159,11 +161,11 @@ std::string render_diagnostic(std::string_view severity, const Span& span, std::
 //   <source>:<line>:<column>: <severity>: <message>
 //   <the line of source text>
 //   <spaces and tabs>^~~~
-template <class = void>
+template <class T = void>
 std::string render_diagnostic(std::string_view severity, const Span& span, std::string_view message,
                               std::string_view source_text) {
   std::string out = render_diagnostic(severity, span, message);
-  const std::optional<std::string_view> line = source_line(source_text, span.line);
+  const auto line = source_line<T>(source_text, span.line);
   if (!line) return out;
   out += '\n';
   detail::append_without_nul(out, *line);

@@ -50,14 +50,16 @@
 
 #include "passinfra/core/error.hpp"
 #include "passinfra/core/executor.hpp"
+#include "passinfra/detail/type_name.hpp"  // dependent_t
 
 namespace passinfra {
 
 namespace detail {
 // ThreadPool is this template's one specialization: a class template's
 // members are compiled only when used, so including the header costs no
-// compile time for the bodies below (the jthreads, the queue, the waits).
-template <class = void>
+// compile time for the bodies below (the jthreads, the queue, the waits;
+// their std types are spelled dependently: see dependent_t).
+template <class T = void>
 class ThreadPoolOf {
  public:
   // max(1, hardware_concurrency() - 1) workers (hardware_concurrency() may be 0: unknown).
@@ -108,7 +110,7 @@ class ThreadPoolOf {
 
   void work() {
     for (;;) {
-      detail::ExecutorTask task;
+      dependent_t<detail::ExecutorTask, T> task;
       {
         std::unique_lock lock(mutex_);
         ready_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
@@ -131,9 +133,9 @@ class ThreadPoolOf {
 
   std::mutex mutex_;
   std::condition_variable ready_;
-  std::deque<detail::ExecutorTask> queue_;
+  dependent_t<std::deque<detail::ExecutorTask>, T> queue_;
   bool stopping_ = false;
-  std::vector<std::jthread> threads_;
+  dependent_t<std::vector<std::jthread>, T> threads_;
 };
 }  // namespace detail
 
