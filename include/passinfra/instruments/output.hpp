@@ -28,6 +28,7 @@
 
 #include "passinfra/core/log.hpp"
 #include "passinfra/core/pipeline_info.hpp"
+#include "passinfra/detail/type_name.hpp"
 
 namespace passinfra {
 
@@ -66,12 +67,16 @@ class TextSink {
   // TextSink(level): the log sink, at `level`.
   explicit TextSink(LogLevel level) : level_(level) {}
 
+  // (A template called as write(text), with what it names spelled through
+  // V: a translation unit that never writes compiles neither log() nor the
+  // nest's held output. Issue 18.)
+  template <class V = void>
   void write(std::string_view text) const {
     if (os_ != nullptr) {
-      if (detail::UnitOutput* held = detail::current_unit_output) [[unlikely]] {
+      if (detail::dependent_t<detail::UnitOutput, V>* held = detail::current_unit_output) [[unlikely]] {
         // A unit of a parallel nest: held back, replayed in unit order (SPEC §11.5).
-        held->add([](int, void* os, std::string_view t) { TextSink(*static_cast<std::ostream*>(os)).write(t); }, 0, os_,
-                  text);
+        held->add([](int, void* os, std::string_view t) { TextSink(*static_cast<std::ostream*>(os)).write<V>(t); }, 0,
+                  os_, text);
         return;
       }
       *os_ << text;
@@ -79,7 +84,7 @@ class TextSink {
       os_->flush();
     } else {
       if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
-      log(level_, text);
+      log<V>(level_, text);
     }
   }
 
