@@ -138,7 +138,8 @@ class ForkJoinStateOf {
   }
 
   // The caller: run units, close, wait for the helpers inside, collect.
-  ForkJoinResultOf<V> finish(std::exception_ptr executor_error) {
+  // (NOLINT: clang-tidy 16 does not see the move into the result, whose type is dependent.)
+  ForkJoinResultOf<V> finish(std::exception_ptr executor_error) {  // NOLINT(performance-unnecessary-value-param)
     run_units();
     unsigned active = active_.fetch_or(kClosed) | kClosed;
     while (active != kClosed) {
