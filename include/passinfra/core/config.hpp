@@ -450,11 +450,9 @@ void set_config_validator() noexcept {
 // (The message through throw_error: no std::string member to compile.)
 template <class V = void>
 [[noreturn, gnu::cold, gnu::noinline]] void reject_unregistered_config(const dependent_t<Config, V>& config) {
-  const std::string_view key = config.front().key;
-  const bool cut = key.size() > max_quoted_length;  // clipped(key), in pieces
-  throw_error({"unknown config key '", key.substr(0, clip_length(key)), cut ? "... (" : "",
-               cut ? DecimalText(static_cast<long long>(key.size())).view() : "", cut ? " bytes)" : "",
-               "'; expected a registered option; no keys are registered"});
+  const ClippedText key(config.front().key);  // clipped(key), in pieces
+  throw_error(
+      {"unknown config key '", key.head(), key.tail(), "'; expected a registered option; no keys are registered"});
 }
 
 template <class V = void>

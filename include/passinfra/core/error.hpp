@@ -53,22 +53,29 @@ class DecimalText {
   std::size_t begin_ = sizeof digits_;
 };
 
+// What every Error's message starts with.
+inline constexpr std::string_view error_prefix = "passinfra: ";
+
+// put_without_nul(out, at, c): c written at out[at], a NUL as the two
+// characters \0; returns where the next character goes.
+constexpr std::size_t put_without_nul(char* out, std::size_t at, char c) noexcept {
+  if (c == '\0') {
+    out[at++] = '\\';
+    out[at++] = '0';
+  } else {
+    out[at++] = c;
+  }
+  return at;
+}
+
 // prefix, then the message with each NUL written as the two characters \0.
 inline std::string without_nul(std::string_view message, std::string_view prefix = {}) {
   std::size_t nuls = 0;
   for (const char c : message) nuls += c == '\0' ? 1 : 0;
   std::string out(prefix.size() + message.size() + nuls, '\0');
-  char* at = out.data();
-  std::char_traits<char>::copy(at, prefix.data(), prefix.size());
-  at += prefix.size();
-  for (const char c : message) {
-    if (c == '\0') {
-      *at++ = '\\';
-      *at++ = '0';
-    } else {
-      *at++ = c;
-    }
-  }
+  std::char_traits<char>::copy(out.data(), prefix.data(), prefix.size());
+  std::size_t at = prefix.size();
+  for (const char c : message) at = put_without_nul(out.data(), at, c);
   return out;
 }
 
@@ -84,7 +91,7 @@ template <class = void>
 
 class Error : public std::runtime_error {
  public:
-  explicit Error(const std::string& message) : std::runtime_error(detail::without_nul(message, "passinfra: ")) {}
+  explicit Error(const std::string& message) : std::runtime_error(detail::without_nul(message, detail::error_prefix)) {}
   // (What detail::throw_error throws: the same text, built without a std::string.)
   explicit Error(detail::ErrorText message) : std::runtime_error(message.text) {}
 };
@@ -95,29 +102,22 @@ namespace detail {
 // composed in a buffer: a translation unit whose only messages are a few
 // cold ones (a context's constructor) compiles none of std::string's members
 // for them (issue 18: they were a quarter of a TU that makes one context).
-// For bounded parts (names quoted through clip_length): a message longer
+// For bounded parts (names quoted through ClippedText): a message longer
 // than the buffer ends in "..." rather than overflowing it.
 template <class>
 void throw_error(std::initializer_list<std::string_view> parts) {
-  constexpr std::string_view prefix = "passinfra: ";
   constexpr std::size_t capacity = 1024;
+  constexpr std::size_t reserve = 2 + 3 + 1;  // room for a NUL written as \0, "..." and the terminator
   char text[capacity];
-  std::size_t size = prefix.size();
-  std::char_traits<char>::copy(text, prefix.data(), size);
+  std::char_traits<char>::copy(text, error_prefix.data(), error_prefix.size());
+  std::size_t size = error_prefix.size();
   for (const std::string_view part : parts) {
     for (const char c : part) {
-      if (size + 2 >= capacity - 3) {
-        std::char_traits<char>::copy(text + size, "...", 3);
-        size += 3;
-        text[size] = '\0';
+      if (size + reserve > capacity) {
+        std::char_traits<char>::copy(text + size, "...\0", 4);
         throw Error(ErrorText{text});
       }
-      if (c == '\0') {
-        text[size++] = '\\';
-        text[size++] = '0';
-      } else {
-        text[size++] = c;
-      }
+      size = put_without_nul(text, size, c);
     }
   }
   text[size] = '\0';

@@ -147,7 +147,7 @@ inline constexpr std::size_t name_index_threshold = 16;
 // <memory> and <unordered_set> (tests/headers/core_is_light.cpp). A class
 // template (one instance, NameIndex below): its members, and the vector's,
 // compile only in a translation unit that makes a context.
-template <class D = void>
+template <class = void>
 class NameIndexOf {
  public:
   NameIndexOf() = default;

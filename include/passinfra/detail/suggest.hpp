@@ -7,6 +7,7 @@
 //                                          "; no <what> are registered" (what: a plural noun)
 // clipped(text)                            text, or its first max_quoted_length bytes and
 //                                          "... (N bytes)": how messages quote names given as input
+// ClippedText(text)                       the same as head() and tail(), without a std::string
 //
 // The work is bounded: names are compared by their first max_quoted_length
 // (80) bytes, and a candidate is only scored as far as it could still be
@@ -134,24 +135,40 @@ std::size_t edit_distance_at_most(std::string_view a, std::string_view b, std::s
   return NameScorerOf<D>(a).distance_at_most(b, bound);
 }
 
-// clip_length(text): how many of text's first bytes clipped(text) quotes:
-// all if there are at most max_quoted_length, else at most that many, not
-// splitting a UTF-8 sequence.
-constexpr std::size_t clip_length(std::string_view text) noexcept {
-  if (text.size() <= max_quoted_length) return text.size();
-  std::size_t cut = max_quoted_length;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-  return cut;
-}
+// ClippedText(text): clipped(text) in two pieces, without a std::string (for
+// throw_error): head(), text or its first max_quoted_length bytes at most, not
+// splitting a UTF-8 sequence; tail(), "... (N bytes)" when text was cut, else "".
+class ClippedText {
+ public:
+  explicit ClippedText(std::string_view text) noexcept : head_(text) {
+    if (text.size() <= max_quoted_length) return;
+    std::size_t cut = max_quoted_length;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+    head_ = text.substr(0, cut);
+    const DecimalText count(static_cast<long long>(text.size()));
+    const std::string_view bytes = count.view();
+    tail_size_ = 5 + bytes.size() + 7;
+    std::char_traits<char>::copy(tail_, "... (", 5);
+    std::char_traits<char>::copy(tail_ + 5, bytes.data(), bytes.size());
+    std::char_traits<char>::copy(tail_ + 5 + bytes.size(), " bytes)", 7);
+  }
+  std::string_view head() const noexcept { return head_; }
+  std::string_view tail() const noexcept { return {tail_, tail_size_}; }
+
+ private:
+  std::string_view head_;
+  char tail_[40] = {};  // "... (" + at most 20 digits + " bytes)"
+  std::size_t tail_size_ = 0;
+};
 
 // clipped(text): text if it has at most max_quoted_length bytes, else its
-// first ones (clip_length) and "... (N bytes)". (A template called as
+// first ones and "... (N bytes)" (ClippedText). (A template called as
 // clipped(text): compiled only where it is used.)
 template <class = void>
 std::string clipped(std::string_view text) {
   if (text.size() <= max_quoted_length) return std::string(text);
-  return concat(
-      {text.substr(0, clip_length(text)), "... (", DecimalText(static_cast<long long>(text.size())).view(), " bytes)"});
+  const ClippedText clip(text);
+  return concat({clip.head(), clip.tail()});
 }
 
 template <class Range>

@@ -153,8 +153,7 @@ constexpr bool is_finite(double d) noexcept {
 template <class = void>
 std::string message_of(const std::exception& error) {
   std::string_view what = error.what();
-  constexpr std::string_view prefix = "passinfra: ";
-  if (what.starts_with(prefix)) what.remove_prefix(prefix.size());
+  if (what.starts_with(error_prefix)) what.remove_prefix(error_prefix.size());
   return std::string(what);
 }
 
