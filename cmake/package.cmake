@@ -29,6 +29,12 @@ install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/passinfra"
         DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}"
         COMPONENT dev
         FILES_MATCHING PATTERN "*.hpp")
+# The compiled mode's one source file: an installed passinfra's
+# passinfraConfig.cmake builds passinfra::passinfra_compiled from it, in the
+# consumer's build, with the consumer's compiler and flags.
+install(FILES "${PROJECT_SOURCE_DIR}/src/passinfra.cpp"
+        DESTINATION "${CMAKE_INSTALL_DATADIR}/passinfra"
+        COMPONENT dev)
 install(EXPORT passinfraTargets
         NAMESPACE passinfra::
         DESTINATION "${PASSINFRA_CMAKE_DIR}"

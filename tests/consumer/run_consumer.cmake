@@ -6,7 +6,8 @@
 # (find_package(passinfra COMPONENTS tool)) and runs it.
 # find_package: installs the build tree into WORK_DIR/prefix, then configures,
 # builds and runs tests/consumer/find_package against it. add_subdirectory:
-# configures, builds and runs tests/consumer/add_subdirectory.
+# configures, builds and runs tests/consumer/add_subdirectory. Each builds
+# main.cpp twice: on passinfra::passinfra and on passinfra::passinfra_compiled.
 function(run what)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)
@@ -57,6 +58,7 @@ run("configure" "${CMAKE_COMMAND}" -S "${SOURCE_DIR}/tests/consumer/${MODE}" -B 
     "-DCMAKE_CXX_COMPILER=${CXX}" "-DWITH_TOOL=${WITH_TOOL}" ${extra})
 run("build" "${CMAKE_COMMAND}" --build "${WORK_DIR}/build")
 run("run" "${WORK_DIR}/build/consumer")
+run("run the compiled-mode build" "${WORK_DIR}/build/consumer_compiled")
 if(WITH_TOOL)
   run("run the tool" "${WORK_DIR}/build/consumer_tool")
 endif()

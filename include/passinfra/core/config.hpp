@@ -36,6 +36,7 @@
 
 #include "passinfra/core/error.hpp"
 #include "passinfra/detail/atomic.hpp"
+#include "passinfra/detail/compiled.hpp"
 #include "passinfra/detail/light_mutex.hpp"
 #include "passinfra/detail/suggest.hpp"
 #include "passinfra/detail/type_name.hpp"
@@ -158,6 +159,7 @@ ConfigRegistryOf<D>& config_registry() {
   static ConfigRegistryOf<D> registry;
   return registry;
 }
+PASSINFRA_COLD_INSTANCE(ConfigRegistryOf<void>& config_registry<void>())
 
 template <class = void>
 void set_config_validator() noexcept;  // below validate_config
@@ -180,6 +182,7 @@ void register_config_option(std::string key, ConfigType type, std::string descri
   }
   registry.options.insert(it, ConfigOption{std::move(key), type, std::move(description)});
 }
+PASSINFRA_COLD_INSTANCE(void register_config_option<void>(std::string, ConfigType, std::string))
 
 }  // namespace detail
 
@@ -202,6 +205,7 @@ detail::dependent_t<std::vector<ConfigOption>, V> registered_config_options() {
   detail::LightLock lock(registry.mutex);
   return registry.options;
 }
+PASSINFRA_COLD_INSTANCE(std::vector<ConfigOption> registered_config_options<void>())
 
 namespace detail {
 
@@ -210,6 +214,7 @@ template <class = void>
 std::string type_with_article(ConfigType type) {
   return (type == ConfigType::integer ? "an " : "a ") + std::string(to_string(type));
 }
+PASSINFRA_COLD_INSTANCE(std::string type_with_article<void>(ConfigType))
 
 // shortest_digits(value, digits, exponent): the fewest significant digits
 // that read back as `value` (finite, not negative), value ~ 0.d1d2... x
@@ -251,6 +256,7 @@ int shortest_digits(double value, char (&digits)[24], int& exponent) {
   }
   return 17;  // 17 significant digits always read back
 }
+PASSINFRA_COLD_INSTANCE(int shortest_digits<void>(double, char (&)[24], int&))
 
 // The shortest text that reads back as `value`, as std::to_chars(double)
 // writes it (fixed or scientific, whichever is shorter, fixed on a tie; a
@@ -290,6 +296,7 @@ std::string format_double(double value) {
   if (out.find_first_of(".e") == std::string::npos) out += ".0";
   return out;
 }
+PASSINFRA_COLD_INSTANCE(std::string format_double<void>(double))
 
 // "text" with \" \\ \n \t \r escaped.
 template <class = void>
@@ -318,6 +325,7 @@ std::string quote(std::string_view text) {
   }
   return out + "\"";
 }
+PASSINFRA_COLD_INSTANCE(std::string quote<void>(std::string_view))
 
 }  // namespace detail
 
@@ -345,6 +353,7 @@ std::string format_option_value(const detail::dependent_t<ConfigValue, V>& value
   }
   return {};
 }
+PASSINFRA_COLD_INSTANCE(std::string format_option_value<void>(const ConfigValue&))
 
 namespace detail {
 
@@ -430,6 +439,7 @@ void validate_config(detail::dependent_t<Config, V>& config) {
     }
   }
 }
+PASSINFRA_COLD_INSTANCE(void validate_config<void>(Config&))
 
 namespace detail {
 
@@ -440,6 +450,7 @@ template <class T>
 void set_config_validator() noexcept {
   config_validator.store(&validate_config<T>, MemoryOrder::release);
 }
+PASSINFRA_COLD_INSTANCE(void set_config_validator<void>() noexcept)
 
 // check_config(config): what a context does with its config: validate_config
 // (config), called through the registry's pointer. With no option registered
@@ -454,6 +465,7 @@ template <class V = void>
   throw_error(
       {"unknown config key '", key.head(), key.tail(), "'; expected a registered option; no keys are registered"});
 }
+PASSINFRA_COLD_INSTANCE(void reject_unregistered_config<void>(const Config&))
 
 template <class V = void>
 void check_config(dependent_t<Config, V>& config) {
@@ -464,6 +476,7 @@ void check_config(dependent_t<Config, V>& config) {
   }
   reject_unregistered_config(config);
 }
+PASSINFRA_COLD_INSTANCE(void check_config<void>(Config&))
 
 }  // namespace detail
 

@@ -13,6 +13,8 @@
 #include <string>
 #include <string_view>
 
+#include "passinfra/detail/compiled.hpp"
+
 namespace passinfra {
 
 namespace detail {
@@ -123,6 +125,7 @@ void throw_error(std::initializer_list<std::string_view> parts) {
   text[size] = '\0';
   throw Error(ErrorText{text});
 }
+PASSINFRA_COLD_INSTANCE(void throw_error<void>(std::initializer_list<std::string_view>))
 
 }  // namespace detail
 

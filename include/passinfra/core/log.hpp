@@ -17,6 +17,7 @@
 #include <string_view>
 #include <utility>
 
+#include "passinfra/detail/compiled.hpp"
 #include "passinfra/detail/light_mutex.hpp"
 #include "passinfra/detail/type_name.hpp"
 #include "passinfra/detail/unit_output.hpp"
@@ -60,6 +61,7 @@ void default_log_sink(LogLevel level, std::string_view message) {
   line += '\n';
   std::fputs(line.c_str(), stderr);
 }
+PASSINFRA_COLD_INSTANCE(void default_log_sink<void>(LogLevel, std::string_view))
 
 template <class V = void>
 struct LogStateOf {
@@ -72,6 +74,7 @@ LogStateOf<V>& log_state() {
   static LogStateOf<V> state;
   return state;
 }
+PASSINFRA_COLD_INSTANCE(LogStateOf<void>& log_state<void>())
 
 }  // namespace detail
 
@@ -84,6 +87,7 @@ detail::dependent_t<LogSink, V> set_log_sink(detail::dependent_t<LogSink, V> sin
   if (!sink) sink = detail::default_log_sink<V>;
   return std::exchange(state.sink, std::move(sink));
 }
+PASSINFRA_COLD_INSTANCE(LogSink set_log_sink<void>(LogSink))
 
 // log(level, message): one message to the current sink. The sink is called
 // outside the lock, so a sink may itself log or replace the sink.
@@ -103,6 +107,7 @@ void log(LogLevel level, std::string_view message) {
   }
   sink(level, message);
 }
+PASSINFRA_COLD_INSTANCE(void log<void>(LogLevel, std::string_view))
 
 // ScopedLogSink: installs a sink for the lifetime of the object.
 template <class V = void>

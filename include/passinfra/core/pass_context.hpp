@@ -58,6 +58,7 @@
 #include "passinfra/core/instrument_set.hpp"
 #include "passinfra/core/pass_info.hpp"
 #include "passinfra/core/pipeline_info.hpp"
+#include "passinfra/detail/compiled.hpp"
 #include "passinfra/detail/inline.hpp"
 
 namespace passinfra {
@@ -116,6 +117,7 @@ bool has_empty_name(const std::vector<std::string>& names) noexcept {
   }
   return false;
 }
+PASSINFRA_COLD_INSTANCE(bool has_empty_name<void>(const std::vector<std::string>&) noexcept)
 
 // reject_options(opt_level, required): throws the Error for the first bad
 // field of PassContextOptions (called only when one is: opt_level, else
@@ -134,6 +136,7 @@ template <class = void>
   throw_error({"PassContextOptions::", has_empty_name(required) ? "required_pass" : "disabled_pass",
                " contains an empty name; expected pass names"});
 }
+PASSINFRA_COLD_INSTANCE(void reject_options<void>(int, const std::vector<std::string>&))
 
 // Lists of pass names longer than this are looked up through a hash table
 // built once with the context (shorter ones by a linear search, which is
@@ -146,36 +149,19 @@ inline constexpr std::size_t name_index_threshold = 16;
 // here rather than std::unordered_set so that core.hpp stays free of
 // <memory> and <unordered_set> (tests/headers/core_is_light.cpp). A class
 // template (one instance, NameIndex below): its members, and the vector's,
-// compile only in a translation unit that makes a context.
+// compile only in a translation unit that makes a context (the constructor
+// and contains() defined below the class: in the compiled mode, not at all).
 template <class = void>
 class NameIndexOf {
  public:
   NameIndexOf() = default;
-  explicit NameIndexOf(const std::vector<std::string>& names) {
-    if (names.size() <= name_index_threshold) return;
-    std::size_t size = 1;
-    while (size < 2 * names.size()) size *= 2;  // load factor <= 1/2
-    slots_ = new std::size_t[size];
-    mask_ = size - 1;
-    for (std::size_t at = 0; at < size; ++at) slots_[at] = kEmpty;
-    for (std::size_t i = 0; i < names.size(); ++i) {
-      std::size_t at = hash(names[i]) & mask_;
-      while (slots_[at] != kEmpty) at = (at + 1) & mask_;
-      slots_[at] = i;
-    }
-  }
+  explicit NameIndexOf(const std::vector<std::string>& names);
   NameIndexOf(const NameIndexOf&) = delete;
   NameIndexOf& operator=(const NameIndexOf&) = delete;
   ~NameIndexOf() { delete[] slots_; }
   bool empty() const noexcept { return slots_ == nullptr; }
   // Precondition: !empty(); `names` is the list the index was built from.
-  bool contains(const std::vector<std::string>& names, std::string_view name) const noexcept {
-    const std::size_t mask = mask_;
-    for (std::size_t at = hash(name) & mask; slots_[at] != kEmpty; at = (at + 1) & mask) {
-      if (names[slots_[at]] == name) return true;
-    }
-    return false;
-  }
+  bool contains(const std::vector<std::string>& names, std::string_view name) const noexcept;
 
  private:
   static constexpr std::size_t kEmpty = static_cast<std::size_t>(-1);
@@ -189,6 +175,32 @@ class NameIndexOf {
   std::size_t* slots_ = nullptr;
   std::size_t mask_ = 0;  // the array's size - 1
 };
+
+template <class V>
+NameIndexOf<V>::NameIndexOf(const std::vector<std::string>& names) {
+  if (names.size() <= name_index_threshold) return;
+  std::size_t size = 1;
+  while (size < 2 * names.size()) size *= 2;  // load factor <= 1/2
+  slots_ = new std::size_t[size];
+  mask_ = size - 1;
+  for (std::size_t at = 0; at < size; ++at) slots_[at] = kEmpty;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    std::size_t at = hash(names[i]) & mask_;
+    while (slots_[at] != kEmpty) at = (at + 1) & mask_;
+    slots_[at] = i;
+  }
+}
+
+template <class V>
+bool NameIndexOf<V>::contains(const std::vector<std::string>& names, std::string_view name) const noexcept {
+  const std::size_t mask = mask_;
+  for (std::size_t at = hash(name) & mask; slots_[at] != kEmpty; at = (at + 1) & mask) {
+    if (names[slots_[at]] == name) return true;
+  }
+  return false;
+}
+
+PASSINFRA_COLD_INSTANCE(class NameIndexOf<void>)
 
 using NameIndex = NameIndexOf<>;
 

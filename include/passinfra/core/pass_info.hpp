@@ -19,6 +19,8 @@
 #include <string>
 #include <string_view>
 
+#include "passinfra/detail/compiled.hpp"
+
 namespace passinfra {
 
 namespace detail {
@@ -80,6 +82,7 @@ std::string to_string(const PassInfo& info) {
   out += "]\n";
   return out;
 }
+PASSINFRA_COLD_INSTANCE(std::string to_string<void>(const PassInfo&))
 
 // A template over the stream's traits, so that this header needs only <iosfwd>:
 // the insertion is compiled where it is used, with the caller's <ostream>.

@@ -6,6 +6,8 @@
 #include <exception>
 #include <string>
 
+#include "passinfra/detail/compiled.hpp"
+
 namespace passinfra::detail {
 
 // (A template, called as describe(error), like the other cold helpers: a
@@ -21,5 +23,6 @@ std::string describe(const std::exception_ptr& error) {
     return "an exception not derived from std::exception";
   }
 }
+PASSINFRA_COLD_INSTANCE(std::string describe<void>(const std::exception_ptr&))
 
 }  // namespace passinfra::detail

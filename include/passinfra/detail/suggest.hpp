@@ -23,7 +23,8 @@
 #include <string_view>
 #include <vector>
 
-#include "passinfra/core/error.hpp"        // detail::concat, detail::DecimalText
+#include "passinfra/core/error.hpp"  // detail::concat, detail::DecimalText
+#include "passinfra/detail/compiled.hpp"
 #include "passinfra/detail/type_name.hpp"  // detail::dependent_t
 
 namespace passinfra::detail {
@@ -57,6 +58,7 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   }
   return row[b.size()];
 }
+PASSINFRA_COLD_INSTANCE(std::size_t edit_distance<void>(std::string_view, std::string_view))
 
 // NameScorer(input): edit distances from one input to many names, each
 // computed only as far as a bound: distance_at_most(name, bound) is the
@@ -134,6 +136,7 @@ template <class D = void>
 std::size_t edit_distance_at_most(std::string_view a, std::string_view b, std::size_t bound) {
   return NameScorerOf<D>(a).distance_at_most(b, bound);
 }
+PASSINFRA_COLD_INSTANCE(std::size_t edit_distance_at_most<void>(std::string_view, std::string_view, std::size_t))
 
 // ClippedText(text): clipped(text) in two pieces, without a std::string (for
 // throw_error): head(), text or its first max_quoted_length bytes at most, not
@@ -170,6 +173,7 @@ std::string clipped(std::string_view text) {
   const ClippedText clip(text);
   return concat({clip.head(), clip.tail()});
 }
+PASSINFRA_COLD_INSTANCE(std::string clipped<void>(std::string_view))
 
 template <class Range>
 dependent_t<std::vector<std::string>, Range> closest_names(std::string_view input, const Range& candidates,
