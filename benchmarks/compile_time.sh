@@ -21,6 +21,10 @@
 #   umbrella.cpp   passinfra/passinfra.hpp and an empty main (target: <= 2.5x reference)
 #   context.cpp    seq_0.cpp: a context with the three instruments running Sequential<>
 #                  (target: <= 1.3x include.cpp)
+#   include_compiled.cpp, context_compiled.cpp
+#                  include.cpp and context.cpp under PASSINFRA_COMPILED: a user of
+#                  passinfra::passinfra_compiled, whose cold code is compiled once
+#                  in the library (include/passinfra/detail/compiled.hpp)
 #
 # and compiles each with g++ 12 and clang++-16 at -O2 -DNDEBUG (-std=c++20 -c), R times
 # (default 3; the fastest run counts), under /usr/bin/time for CPU time
@@ -196,6 +200,9 @@ printf '#include <passinfra/core.hpp>\nint main() { return 0; }\n' >"$src/includ
 printf '#include <functional>\n#include <string>\n#include <vector>\n#include <boost/mp11.hpp>\nint main() { return 0; }\n' >"$src/reference.cpp"
 printf '#include <passinfra/passinfra.hpp>\nint main() { return 0; }\n' >"$src/umbrella.cpp"
 gen_seq 0 >"$src/context.cpp"
+for kind in include context; do
+  { echo '#define PASSINFRA_COMPILED 1  // a user of passinfra::passinfra_compiled'; cat "$src/$kind.cpp"; } >"$src/${kind}_compiled.cpp"
+done
 
 # ------------------------------------------------------------------- measure
 # -DNDEBUG: a release build, in which passinfra forces its hot path inline
@@ -244,7 +251,7 @@ for cxx in "${compilers[@]}"; do
   echo "$cxx include 0 $(measure "$cxx" "$src/include.cpp")" >>"$results"
   echo "compile_time.sh: $cxx reference.cpp" >&2
   echo "$cxx reference 0 $(measure "$cxx" "$src/reference.cpp")" >>"$results"
-  for kind in umbrella context; do
+  for kind in umbrella context include_compiled context_compiled; do
     echo "compile_time.sh: $cxx $kind.cpp" >&2
     echo "$cxx $kind 0 $(measure "$cxx" "$src/$kind.cpp")" >>"$results"
   done
@@ -340,7 +347,8 @@ md="$out/compile_time.md"
   echo "$(g++ --version | head -1); $(clang++-16 --version | head -1); \`-std=c++20 -O2 -c\`; CPU time (user + system), fastest of $reps runs (one run when over 30 s);"
   echo "\`include\` is passinfra/core.hpp and an empty main (the header's fixed cost), \`reference\` the same with"
   echo "\`<string>\`, \`<vector>\`, \`<functional>\` and \`<boost/mp11.hpp>\` instead; \`passinfra.hpp\` the umbrella header and an"
-  echo "empty main; \`context\` a context with the three instruments running \`Sequential<>\` (seq_0.cpp); \"hooks inlined\" is the"
+  echo "empty main; \`context\` a context with the three instruments running \`Sequential<>\` (seq_0.cpp); \"compiled mode\" the same two"
+  echo "under \`PASSINFRA_COMPILED\` (a user of \`passinfra::passinfra_compiled\`, whose cold code is compiled once, in the library); \"hooks inlined\" is the"
   echo "hand-written code with its three hook fan-outs forced inline, as passinfra forces its own (\`inl_N.cpp\`)."
   echo
   awk -v ns="$ns" '
@@ -374,6 +382,12 @@ md="$out/compile_time.md"
         if (xk in t) {
           xr = (ok(ik0) && ok(xk) && t[ik0] > 0) ? sprintf("context / include = %.2f", t[xk] / t[ik0]) : ""
           printf "| %s | context, Sequential<> | | | %s | %s | | | %s | | | |\n", cc, cell(xk, t[xk], "%.2f"), xr, cell(xk, m[xk] / 1024, "%.0f")
+        }
+        ick = cc " include_compiled 0"; xck = cc " context_compiled 0"
+        if (ick in t && xck in t) {
+          xcr = (ok(ick) && ok(xck) && t[ick] > 0) ? sprintf("context / include = %.2f", t[xck] / t[ick]) : ""
+          printf "| %s | include only, compiled mode | | | %s | | | | %s | | | |\n", cc, cell(ick, t[ick], "%.2f"), cell(ick, m[ick] / 1024, "%.0f")
+          printf "| %s | context, compiled mode | | | %s | %s | | | %s | | | |\n", cc, cell(xck, t[xck], "%.2f"), xcr, cell(xck, m[xck] / 1024, "%.0f")
         }
         for (i = 1; i <= k; ++i) {
           hk = cc " hand " n[i]; sk = cc " seq " n[i]; ik = cc " inl " n[i]
