@@ -21,7 +21,8 @@ trap 'rm -rf "$root"' EXIT
 dpkg -x "$deb" "$root"
 for f in usr/include/passinfra/passinfra.hpp usr/include/passinfra/core.hpp \
          usr/share/cmake/passinfra/passinfraConfig.cmake usr/share/cmake/passinfra/passinfraConfigVersion.cmake \
-         usr/share/cmake/passinfra/passinfraTargets.cmake usr/share/pkgconfig/passinfra.pc; do
+         usr/share/cmake/passinfra/passinfraTargets.cmake usr/share/pkgconfig/passinfra.pc \
+         usr/share/passinfra/passinfra.cpp; do
   [ -f "$root/$f" ] || fail "the package has no /$f"
 done
 
