@@ -159,8 +159,8 @@ class NameIndexOf {
   NameIndexOf(const NameIndexOf&) = delete;
   NameIndexOf& operator=(const NameIndexOf&) = delete;
   ~NameIndexOf() { delete[] slots_; }
-  bool empty() const noexcept { return slots_ == nullptr; }
-  // Precondition: !empty(); `names` is the list the index was built from.
+  // Whether `names`, the list the index was built from, holds `name`: a
+  // lookup in the table, or a linear search of a short list (no table).
   bool contains(const std::vector<std::string>& names, std::string_view name) const noexcept;
 
  private:
@@ -193,6 +193,12 @@ NameIndexOf<V>::NameIndexOf(const std::vector<std::string>& names) {
 
 template <class V>
 bool NameIndexOf<V>::contains(const std::vector<std::string>& names, std::string_view name) const noexcept {
+  if (slots_ == nullptr) {
+    for (const auto& n : names) {
+      if (n == name) return true;
+    }
+    return false;
+  }
   const std::size_t mask = mask_;
   for (std::size_t at = hash(name) & mask; slots_[at] != kEmpty; at = (at + 1) & mask) {
     if (names[slots_[at]] == name) return true;
@@ -485,14 +491,11 @@ class PassContext {
     return opt_level_ >= info.opt_level;
   }
 
-  // A list longer than detail::name_index_threshold has an index.
+  // Out of line: is_required is inlined at every child. (The search is the
+  // index's, which a list longer than detail::name_index_threshold has.)
   [[gnu::noinline, gnu::pure]] static bool contains(const std::vector<std::string>& names,
                                                     const detail::NameIndex& index, std::string_view name) noexcept {
-    if (!index.empty()) return index.contains(names, name);
-    for (const auto& n : names) {
-      if (n == name) return true;
-    }
-    return false;
+    return index.contains(names, name);
   }
 
   // SPEC §2 exit: pop first, then the exit hooks.
