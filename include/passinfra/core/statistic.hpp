@@ -22,16 +22,16 @@
 // counts of the original); AnyPass copies share the pass, so its counters.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <deque>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <vector>
 
+#include "passinfra/detail/atomic.hpp"
+#include "passinfra/detail/std_mutex.hpp"
 #include "passinfra/detail/type_name.hpp"  // dependent_t
 
 namespace passinfra {
@@ -44,7 +44,7 @@ class Statistic {
     if (this != &other) {
       name_ = other.name_;
       description_ = other.description_;
-      value_.store(other.value(), std::memory_order_relaxed);
+      value_.store(other.value(), detail::MemoryOrder::relaxed);
     }
     return *this;
   }
@@ -52,23 +52,23 @@ class Statistic {
 
   // ++s, s += n: relaxed atomic adds; const, so a const pass body can count.
   const Statistic& operator++() const noexcept {
-    value_.fetch_add(1, std::memory_order_relaxed);
+    value_.fetch_add(1, detail::MemoryOrder::relaxed);
     return *this;
   }
   const Statistic& operator+=(std::uint64_t n) const noexcept {
-    value_.fetch_add(n, std::memory_order_relaxed);
+    value_.fetch_add(n, detail::MemoryOrder::relaxed);
     return *this;
   }
 
-  std::uint64_t value() const noexcept { return value_.load(std::memory_order_relaxed); }
-  void reset() const noexcept { value_.store(0, std::memory_order_relaxed); }
+  std::uint64_t value() const noexcept { return value_.load(detail::MemoryOrder::relaxed); }
+  void reset() const noexcept { value_.store(0, detail::MemoryOrder::relaxed); }
   std::string_view name() const noexcept { return name_; }
   std::string_view description() const noexcept { return description_; }
 
  private:
   std::string name_;
   std::string description_;
-  mutable std::atomic<std::uint64_t> value_{0};
+  mutable detail::Atomic<std::uint64_t> value_{0};
 };
 
 // StatisticList: a pass's counters, in the order it lists them.

@@ -70,7 +70,6 @@
 #include <limits>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -948,4 +947,5 @@ class PassRegistry {
 }  // namespace passinfra
 
 // Nest kinds build their nodes with pipeline_text.hpp's detail::build_nest.
+#include "passinfra/detail/std_mutex.hpp"
 #include "passinfra/dynamic/pipeline_text.hpp"

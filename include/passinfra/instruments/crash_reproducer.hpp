@@ -65,7 +65,6 @@
 #include <cstdio>
 #include <exception>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -80,6 +79,7 @@
 #include "passinfra/core/pipeline_info.hpp"
 #include "passinfra/core/units.hpp"
 #include "passinfra/detail/exception_text.hpp"
+#include "passinfra/detail/std_mutex.hpp"
 #include "passinfra/detail/type_name.hpp"  // dependent_t
 #include "passinfra/instruments/output.hpp"
 

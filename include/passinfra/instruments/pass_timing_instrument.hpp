@@ -89,14 +89,12 @@
 #pragma once
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <exception>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -109,7 +107,9 @@
 #include "passinfra/core/log.hpp"
 #include "passinfra/core/pass_info.hpp"
 #include "passinfra/core/pipeline_info.hpp"
+#include "passinfra/detail/atomic.hpp"
 #include "passinfra/detail/inline.hpp"
+#include "passinfra/detail/std_mutex.hpp"
 #include "passinfra/detail/type_name.hpp"  // dependent_t
 #include "passinfra/detail/utf8.hpp"
 #include "passinfra/instruments/timing_clocks.hpp"  // and std::chrono's durations and clocks (see there)
@@ -639,8 +639,8 @@ inline TimingThreadSlot& timing_thread_slot(std::uint64_t key) noexcept {
 
 // Keys are never reused, so a slot of a destroyed instrument never matches.
 inline std::uint64_t new_timing_key() noexcept {
-  static std::atomic<std::uint64_t> counter{0};
-  return counter.fetch_add(1, std::memory_order_relaxed) + 1;
+  static detail::Atomic<std::uint64_t> counter{0};
+  return counter.fetch_add(1, detail::MemoryOrder::relaxed) + 1;
 }
 
 }  // namespace detail
@@ -680,7 +680,7 @@ class BasicPassTimingInstrument {
         options_(other.options_),
         clock_(other.clock_),
         state_(std::exchange(other.state_, std::make_unique<State>())),
-        owner_tag_(other.owner_tag_.exchange(nullptr, std::memory_order_acq_rel)),
+        owner_tag_(other.owner_tag_.exchange(nullptr, detail::MemoryOrder::acq_rel)),
         owner_(std::exchange(other.owner_, nullptr)) {}
   // NOLINTNEXTLINE(performance-noexcept-move-constructor)
   BasicPassTimingInstrument& operator=(BasicPassTimingInstrument&& other) {
@@ -689,7 +689,7 @@ class BasicPassTimingInstrument {
       options_ = other.options_;
       clock_ = other.clock_;
       state_ = std::exchange(other.state_, std::make_unique<State>());
-      owner_tag_.store(other.owner_tag_.exchange(nullptr, std::memory_order_acq_rel), std::memory_order_release);
+      owner_tag_.store(other.owner_tag_.exchange(nullptr, detail::MemoryOrder::acq_rel), detail::MemoryOrder::release);
       owner_ = std::exchange(other.owner_, nullptr);
     }
     return *this;
@@ -808,7 +808,7 @@ class BasicPassTimingInstrument {
   // The calling thread's buffer: the first thread's in one compare, the
   // others' through a thread-local cache, or found (made) under the mutex.
   Buffer* buffer(bool create) {
-    if (owner_tag_.load(std::memory_order_acquire) == detail::thread_tag()) [[likely]]
+    if (owner_tag_.load(detail::MemoryOrder::acquire) == detail::thread_tag()) [[likely]]
       return owner_;
     return other_buffer(create);
   }
@@ -832,7 +832,7 @@ class BasicPassTimingInstrument {
     }
     if (owner_ == nullptr) {
       owner_ = found;
-      owner_tag_.store(self, std::memory_order_release);
+      owner_tag_.store(self, detail::MemoryOrder::release);
     } else {
       slot = detail::TimingThreadSlot{key_, found};
     }
@@ -863,7 +863,7 @@ class BasicPassTimingInstrument {
   PASSINFRA_ALWAYS_INLINE void close(std::string_view name, bool failed) noexcept {
     const std::uint64_t end = clock_.now();  // the first step
     Buffer* b;
-    if (owner_tag_.load(std::memory_order_acquire) == detail::thread_tag()) [[likely]] {
+    if (owner_tag_.load(detail::MemoryOrder::acquire) == detail::thread_tag()) [[likely]] {
       b = owner_;
     } else {
       b = buffer_if_any();
@@ -1101,8 +1101,8 @@ class BasicPassTimingInstrument {
   PassTimingOptions options_;
   [[no_unique_address]] Clock clock_;
   std::unique_ptr<State> state_;
-  std::atomic<const void*> owner_tag_{nullptr};  // thread_tag() of the first thread that recorded
-  Buffer* owner_ = nullptr;                      // its buffer (written before owner_tag_)
+  detail::Atomic<const void*> owner_tag_{nullptr};  // thread_tag() of the first thread that recorded
+  Buffer* owner_ = nullptr;                         // its buffer (written before owner_tag_)
 };
 
 using PassTimingInstrument = BasicPassTimingInstrument<>;

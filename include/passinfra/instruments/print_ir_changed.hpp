@@ -28,7 +28,6 @@
 #include <cstddef>
 #include <exception>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -38,6 +37,7 @@
 #include "passinfra/core/ir_traits.hpp"
 #include "passinfra/core/pass_info.hpp"
 #include "passinfra/detail/line_diff.hpp"
+#include "passinfra/detail/std_mutex.hpp"
 #include "passinfra/instruments/output.hpp"
 
 namespace passinfra {

@@ -23,11 +23,12 @@
 // and more.
 #pragma once
 
-#include <atomic>
 #include <concepts>
 #include <cstdint>
 #include <memory>
 #include <ratio>
+
+#include "passinfra/detail/atomic.hpp"
 
 // std::chrono's durations and clocks: under libstdc++ without the rest of
 // <chrono> (C++20 adds the calendar, time zones and <sstream> for I/O).
@@ -158,17 +159,17 @@ namespace detail {
 template <class = void>
 class ManualClockOf {
  public:
-  explicit ManualClockOf(std::int64_t start_ns = 0) : now_(std::make_shared<std::atomic<std::int64_t>>(start_ns)) {}
+  explicit ManualClockOf(std::int64_t start_ns = 0) : now_(std::make_shared<detail::Atomic<std::int64_t>>(start_ns)) {}
 
-  std::uint64_t now() const noexcept { return static_cast<std::uint64_t>(now_->load(std::memory_order_relaxed)); }
+  std::uint64_t now() const noexcept { return static_cast<std::uint64_t>(now_->load(detail::MemoryOrder::relaxed)); }
   std::int64_t to_ns(std::uint64_t ticks) const noexcept { return static_cast<std::int64_t>(ticks); }
 
-  void advance(std::int64_t ns) const noexcept { now_->fetch_add(ns, std::memory_order_relaxed); }
+  void advance(std::int64_t ns) const noexcept { now_->fetch_add(ns, detail::MemoryOrder::relaxed); }
   void advance(std::chrono::nanoseconds d) const noexcept { advance(static_cast<std::int64_t>(d.count())); }
-  void set(std::int64_t ns) const noexcept { now_->store(ns, std::memory_order_relaxed); }
+  void set(std::int64_t ns) const noexcept { now_->store(ns, detail::MemoryOrder::relaxed); }
 
  private:
-  std::shared_ptr<std::atomic<std::int64_t>> now_;
+  std::shared_ptr<detail::Atomic<std::int64_t>> now_;
 };
 }  // namespace detail
 
