@@ -30,7 +30,6 @@
 // passinfra::Error naming the limit, so no route builds one.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -47,6 +46,7 @@
 #include "passinfra/core/run.hpp"
 #include "passinfra/core/sequential.hpp"
 #include "passinfra/core/statistic.hpp"
+#include "passinfra/detail/std_algorithm.hpp"
 #include "passinfra/detail/type_name.hpp"  // dependent_t
 #include "passinfra/dynamic/context_ref.hpp"
 

@@ -62,7 +62,6 @@
 // registry's lock, so a factory may create other registered passes.
 #pragma once
 
-#include <algorithm>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -947,5 +946,6 @@ class PassRegistry {
 }  // namespace passinfra
 
 // Nest kinds build their nodes with pipeline_text.hpp's detail::build_nest.
+#include "passinfra/detail/std_algorithm.hpp"
 #include "passinfra/detail/std_mutex.hpp"
 #include "passinfra/dynamic/pipeline_text.hpp"

@@ -58,7 +58,6 @@
 // instrument.
 #pragma once
 
-#include <algorithm>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -79,6 +78,7 @@
 #include "passinfra/core/pipeline_info.hpp"
 #include "passinfra/core/units.hpp"
 #include "passinfra/detail/exception_text.hpp"
+#include "passinfra/detail/std_algorithm.hpp"
 #include "passinfra/detail/std_mutex.hpp"
 #include "passinfra/detail/type_name.hpp"  // dependent_t
 #include "passinfra/instruments/output.hpp"

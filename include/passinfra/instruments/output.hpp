@@ -15,7 +15,6 @@
 // meant for one thread at a time, like the stream it prints to).
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -28,6 +27,7 @@
 #include "passinfra/core/log.hpp"
 #include "passinfra/core/pipeline_info.hpp"
 #include "passinfra/detail/atomic.hpp"
+#include "passinfra/detail/std_algorithm.hpp"
 #include "passinfra/detail/type_name.hpp"
 
 namespace passinfra {

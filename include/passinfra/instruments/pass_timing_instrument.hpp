@@ -88,7 +88,6 @@
 // (or by value and read it back with ctx.instruments().get<K>()).
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -109,6 +108,7 @@
 #include "passinfra/core/pipeline_info.hpp"
 #include "passinfra/detail/atomic.hpp"
 #include "passinfra/detail/inline.hpp"
+#include "passinfra/detail/std_algorithm.hpp"
 #include "passinfra/detail/std_mutex.hpp"
 #include "passinfra/detail/type_name.hpp"  // dependent_t
 #include "passinfra/detail/utf8.hpp"
