@@ -13,8 +13,8 @@
 
 #if defined(__GLIBCXX__) && !defined(_GLIBCXX_PARALLEL) && __has_include(<bits/stl_algo.h>) && \
     __has_include(<bits/stl_algobase.h>)
-#include <bits/stl_algobase.h>
 #include <bits/stl_algo.h>
+#include <bits/stl_algobase.h>
 #else
 #include <algorithm>
 #endif
