@@ -132,13 +132,22 @@ struct NestKind {
 using PassOptions = std::map<std::string, ConfigValue, std::less<>>;
 
 // PassOptionSpec{key, type, default_value}: an option a registered factory takes.
-struct PassOptionSpec {
+// The one specialization of a class template (issue 18): a translation unit
+// that never names an option compiles none of std::optional<ConfigValue>
+// (clang instantiated it for the default member initializer and operator==
+// of a plain struct).
+namespace detail {
+template <class V = void>
+struct PassOptionSpecOf {
   std::string key;
   ConfigType type = ConfigType::integer;
-  std::optional<ConfigValue> default_value{};
+  dependent_t<std::optional<ConfigValue>, V> default_value{};
 
-  friend bool operator==(const PassOptionSpec&, const PassOptionSpec&) = default;
+  friend bool operator==(const PassOptionSpecOf&, const PassOptionSpecOf&) = default;
 };
+}  // namespace detail
+
+using PassOptionSpec = detail::PassOptionSpecOf<>;
 
 namespace detail {
 
@@ -429,7 +438,7 @@ class PassRegistry {
   // it receives the given options checked against `options`, defaults filled in.
   template <class F>
   // NOLINTNEXTLINE(performance-unnecessary-value-param): moved inside `if constexpr`, which clang-tidy 16 misses
-  void add(std::string name, F factory, std::vector<PassOptionSpec> options = {}, std::string description = {}) {
+  void add(std::string name, F factory, Dep<std::vector<PassOptionSpec>> options = {}, std::string description = {}) {
     if constexpr (detail::check_factory<F, IR>()) {
       Entry entry;
       entry.name = std::move(name);
@@ -525,7 +534,7 @@ class PassRegistry {
   // analysis_names(): the registered analyses' names, sorted.
   std::vector<std::string> analysis_names() const {
     std::lock_guard lock(mutex_);
-    std::vector<std::string> out;
+    Dep<std::vector<std::string>> out;
     out.reserve(analyses_.size());
     for (const auto& [name, entry] : analyses_) out.push_back(name);
     return out;
@@ -570,7 +579,7 @@ class PassRegistry {
   // nest_names(): the nest kinds' names, sorted.
   std::vector<std::string> nest_names() const {
     std::lock_guard lock(mutex_);
-    std::vector<std::string> out;
+    Dep<std::vector<std::string>> out;
     for (const auto& [name, kind] : nests_) out.push_back(name);
     return out;
   }
@@ -612,7 +621,7 @@ class PassRegistry {
   // names(): the registered names, sorted.
   std::vector<std::string> names() const {
     std::lock_guard lock(mutex_);
-    std::vector<std::string> out;
+    Dep<std::vector<std::string>> out;
     out.reserve(entries_.size());
     for (const auto& [name, entry] : entries_) out.push_back(name);
     return out;
@@ -801,7 +810,7 @@ class PassRegistry {
     const std::string& name = entry.name;
     Dep<PassOptions> out;
     for (const auto& [key, value] : given) {
-      const PassOptionSpec* spec = nullptr;
+      const Dep<PassOptionSpec>* spec = nullptr;
       for (const auto& s : entry.options) {
         if (s.key == key) spec = &s;
       }
@@ -910,7 +919,7 @@ class PassRegistry {
   // require, invalidate, invalidate_all: registered once (the same
   // factories again are a no-op, see insert).
   void add_utility_passes() {
-    const Dep<std::vector<PassOptionSpec>> analysis_spec{PassOptionSpec{"analysis", ConfigType::string}};
+    const Dep<std::vector<PassOptionSpec>> analysis_spec{Dep<PassOptionSpec>{"analysis", ConfigType::string}};
     add(
         "require",
         [this](const PassOptions& options) {
