@@ -29,6 +29,7 @@
 #include <ratio>
 
 #include "passinfra/detail/atomic.hpp"
+#include "passinfra/detail/type_name.hpp"  // dependent_t
 
 // std::chrono's durations and clocks: under libstdc++ without the rest of
 // <chrono> (C++20 adds the calendar, time zones and <sstream> for I/O).
@@ -156,7 +157,7 @@ class TscClock {
 namespace detail {
 // ManualClock is this template's one specialization: a class template's members are
 // compiled only when used, so including the header compiles none of them.
-template <class = void>
+template <class V = void>
 class ManualClockOf {
  public:
   explicit ManualClockOf(std::int64_t start_ns = 0) : now_(std::make_shared<detail::Atomic<std::int64_t>>(start_ns)) {}
@@ -169,7 +170,7 @@ class ManualClockOf {
   void set(std::int64_t ns) const noexcept { now_->store(ns, detail::MemoryOrder::relaxed); }
 
  private:
-  std::shared_ptr<detail::Atomic<std::int64_t>> now_;
+  dependent_t<std::shared_ptr<Atomic<std::int64_t>>, V> now_;
 };
 }  // namespace detail
 
