@@ -95,7 +95,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -556,7 +555,9 @@ struct TimingBufferOf {
   TimingEntry* next = nullptr;   // where the next entry goes
   TimingEntry* limit = nullptr;  // the end of the array
   dependent_t<std::unique_ptr<TimingEntry[]>, T> entries;
-  dependent_t<std::set<std::string, std::less<>>, T> long_names;  // names longer than TimingEntry::inline_size
+  // names longer than TimingEntry::inline_size (a map used as a set: <map> is
+  // included anyway, <set> would be one more header to compile: issue 18)
+  dependent_t<std::map<std::string, bool, std::less<>>, T> long_names;
 
   // Entries are linked by offsets, which a copy to a bigger array keeps;
   // an int32_t offset reaches 2^31 entries (128 GiB), the most it may hold.
@@ -607,8 +608,8 @@ struct TimingBufferOf {
   }
   [[gnu::noinline]] const std::string* intern(std::string_view name) {
     auto it = long_names.find(name);
-    if (it == long_names.end()) it = long_names.emplace(name).first;
-    return &*it;
+    if (it == long_names.end()) it = long_names.try_emplace(std::string(name)).first;
+    return &it->first;
   }
   const TimingEntry* sentinel() const noexcept { return entries.get(); }
   const TimingEntry* begin() const noexcept { return entries.get() + 1; }
@@ -958,7 +959,7 @@ class BasicPassTimingInstrument {
   using EntryRef = std::pair<std::size_t, std::size_t>;
   struct Grafts {
     Dep<std::map<EntryRef, std::vector<EntryRef>>> under;  // nest entry -> its units from other threads
-    Dep<std::set<EntryRef>> placed;  // grafted units: not roots, not under their own thread's entries
+    Dep<std::map<EntryRef, bool>> placed;  // grafted units (the keys): not roots, not under their own thread's entries
   };
 
   using ByStart = Dep<std::map<std::size_t, std::vector<std::size_t>>>;
@@ -979,7 +980,7 @@ class BasicPassTimingInstrument {
         auto it = target.find(key);
         if (it == target.end()) it = target.emplace(key, nest_entry_of(g, running, dropped, by_start)).first;
         if (!it->second) continue;  // top level
-        out.placed.insert({w, j});
+        out.placed.try_emplace(EntryRef{w, j});
         if (*it->second != dropped) out.under[*it->second].push_back({w, j});
       }
     }
