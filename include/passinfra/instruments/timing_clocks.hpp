@@ -176,6 +176,7 @@ class ManualClockOf {
 
 using ManualClock = detail::ManualClockOf<>;
 
-static_assert(TimingClock<SteadyClock> && TimingClock<TscClock> && TimingClock<ManualClock>);
+// (That each clock here is a TimingClock is checked by tests/instruments/timing_clocks_test.cpp,
+// not here: the check would compile the clocks in every translation unit, issue 18.)
 
 }  // namespace passinfra
