@@ -118,7 +118,7 @@ class StatisticGroupOf {
   }
 
   // list(): the counters in registration order.
-  StatisticList list() const {
+  dependent_t<StatisticList, T> list() const {
     std::lock_guard lock(mutex_);
     std::size_t count = 0;
     for (const auto& chunk : stats_) count += chunk.size();

@@ -191,11 +191,12 @@ constexpr bool is_pipeline_name(std::string_view name) noexcept {
 // one as any floating type (see read_config_value in core/config.hpp).
 template <class T>
 T get_option(const PassOptions& options, std::string_view key) {
-  const auto it = options.find(key);
-  if (it == options.end()) {
+  const detail::dependent_t<PassOptions, T>& given = options;
+  const auto it = given.find(key);
+  if (it == given.end()) {
     throw Error("get_option: option '" + std::string(key) + "' is not set; expected one of the options given: " + [&] {
       std::string keys;
-      for (const auto& [k, v] : options) keys += (keys.empty() ? "'" : ", '") + k + "'";
+      for (const auto& [k, v] : given) keys += (keys.empty() ? "'" : ", '") + k + "'";
       return keys.empty() ? std::string("(none)") : keys;
     }());
   }
@@ -254,7 +255,7 @@ class RegistryPass : public CallablePass<RegistryPass<IR>> {
  private:
   AnyPass<IR> pass_;
   std::string name_;
-  PassOptions options_;
+  detail::dependent_t<PassOptions, IR> options_;
 };
 
 namespace detail {

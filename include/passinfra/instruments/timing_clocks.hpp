@@ -160,7 +160,8 @@ namespace detail {
 template <class V = void>
 class ManualClockOf {
  public:
-  explicit ManualClockOf(std::int64_t start_ns = 0) : now_(std::make_shared<detail::Atomic<std::int64_t>>(start_ns)) {}
+  explicit ManualClockOf(std::int64_t start_ns = 0)
+      : now_(std::make_shared<dependent_t<Atomic<std::int64_t>, V>>(start_ns)) {}
 
   std::uint64_t now() const noexcept { return static_cast<std::uint64_t>(now_->load(detail::MemoryOrder::relaxed)); }
   std::int64_t to_ns(std::uint64_t ticks) const noexcept { return static_cast<std::int64_t>(ticks); }
