@@ -209,7 +209,7 @@ T get_option(const PassOptions& options, std::string_view key) {
 template <class IR>
 class RegistryPass : public CallablePass<RegistryPass<IR>> {
  public:
-  RegistryPass(AnyPass<IR> pass, std::string name, PassOptions options)
+  RegistryPass(AnyPass<IR> pass, std::string name, detail::dependent_t<PassOptions, IR> options)
       : pass_(std::move(pass)), name_(std::move(name)), options_(std::move(options)) {}
 
   PassInfo info() const noexcept { return pass_.info(); }
@@ -609,7 +609,7 @@ class PassRegistry {
   }
 
   // create(name, options): the registered pass, as an AnyPass<IR> holding a RegistryPass<IR>.
-  AnyPass<IR> create(std::string_view name, const PassOptions& options = {}) const {
+  AnyPass<IR> create(std::string_view name, const Dep<PassOptions>& options = {}) const {
     return create_impl(name, options, true);
   }
 
@@ -908,7 +908,7 @@ class PassRegistry {
   // The analysis an `analysis="Name"` option names, for the utility passes'
   // factories (an unknown one: an Error at the option, in pipeline text).
   AnyAnalysis<IR> analysis_option(const PassOptions& options) const {
-    const auto name = get_option<std::string>(options, "analysis");
+    const auto name = get_option<Dep<std::string>>(options, "analysis");
     std::lock_guard lock(mutex_);
     auto it = analyses_.find(name);
     if (it == analyses_.end()) {
