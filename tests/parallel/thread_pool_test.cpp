@@ -1,4 +1,4 @@
-// passinfra/parallel/thread_pool.hpp: ThreadPool (std::jthread workers) as an
+// passinfra/parallel/thread_pool.hpp: ThreadPool (std::thread workers) as an
 // Executor. Starts threads: meant to run under TSan too. Waits are bounded
 // (a deadline that fails the check), never sleeps.
 #include <doctest/doctest.h>

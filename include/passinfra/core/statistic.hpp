@@ -22,16 +22,17 @@
 // counts of the original); AnyPass copies share the pass, so its counters.
 #pragma once
 
-#include <atomic>
+#include <cstddef>
 #include <cstdint>
-#include <deque>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
+#include "passinfra/detail/atomic.hpp"
+#include "passinfra/detail/std_mutex.hpp"
 #include "passinfra/detail/type_name.hpp"  // dependent_t
 
 namespace passinfra {
@@ -44,7 +45,7 @@ class Statistic {
     if (this != &other) {
       name_ = other.name_;
       description_ = other.description_;
-      value_.store(other.value(), std::memory_order_relaxed);
+      value_.store(other.value(), detail::MemoryOrder::relaxed);
     }
     return *this;
   }
@@ -52,23 +53,23 @@ class Statistic {
 
   // ++s, s += n: relaxed atomic adds; const, so a const pass body can count.
   const Statistic& operator++() const noexcept {
-    value_.fetch_add(1, std::memory_order_relaxed);
+    value_.fetch_add(1, detail::MemoryOrder::relaxed);
     return *this;
   }
   const Statistic& operator+=(std::uint64_t n) const noexcept {
-    value_.fetch_add(n, std::memory_order_relaxed);
+    value_.fetch_add(n, detail::MemoryOrder::relaxed);
     return *this;
   }
 
-  std::uint64_t value() const noexcept { return value_.load(std::memory_order_relaxed); }
-  void reset() const noexcept { value_.store(0, std::memory_order_relaxed); }
+  std::uint64_t value() const noexcept { return value_.load(detail::MemoryOrder::relaxed); }
+  void reset() const noexcept { value_.store(0, detail::MemoryOrder::relaxed); }
   std::string_view name() const noexcept { return name_; }
   std::string_view description() const noexcept { return description_; }
 
  private:
   std::string name_;
   std::string description_;
-  mutable std::atomic<std::uint64_t> value_{0};
+  mutable detail::Atomic<std::uint64_t> value_{0};
 };
 
 // StatisticList: a pass's counters, in the order it lists them.
@@ -79,7 +80,7 @@ using StatisticList = std::vector<const Statistic*>;
 // It is the one specialization of a class template (issue 18): a class
 // template's members are compiled only where they are used, so including
 // this header (every user of passinfra/dynamic.hpp does) compiles none of
-// the deque and lock code (its std types are spelled dependently: see
+// the counter storage and lock code (its std types are spelled dependently: see
 // dependent_t).
 namespace detail {
 template <class T = void>
@@ -101,23 +102,39 @@ class StatisticGroupOf {
   // description is kept), registering it if it is new.
   const Statistic& get(std::string_view name, std::string_view description) const {
     std::lock_guard lock(mutex_);
-    for (const auto& s : stats_) {
-      if (s.name() == name) return s;
+    for (const auto& chunk : stats_) {
+      for (const auto& s : chunk) {
+        if (s.name() == name) return s;
+      }
     }
-    return stats_.emplace_back(name, description);
+    if (stats_.empty() || stats_.back().size() == stats_.back().capacity()) {
+      // A new chunk, twice the last one's size (an empty one left by a
+      // failed registration is reused).
+      dependent_t<std::vector<Statistic>, T> chunk;
+      chunk.reserve(stats_.empty() ? 4 : 2 * stats_.back().capacity());
+      stats_.push_back(std::move(chunk));
+    }
+    return stats_.back().emplace_back(name, description);
   }
 
   // list(): the counters in registration order.
-  StatisticList list() const {
+  dependent_t<StatisticList, T> list() const {
     std::lock_guard lock(mutex_);
+    std::size_t count = 0;
+    for (const auto& chunk : stats_) count += chunk.size();
     dependent_t<StatisticList, T> out;
-    out.reserve(stats_.size());
-    for (const auto& s : stats_) out.push_back(&s);
+    out.reserve(count);
+    for (const auto& chunk : stats_) {
+      for (const auto& s : chunk) out.push_back(&s);
+    }
     return out;
   }
 
  private:
-  using Stats = dependent_t<std::deque<Statistic>, T>;
+  // Chunks appended to only while they have room (never reallocated), so the
+  // counters never move: get()'s results stay valid. (Not a std::deque:
+  // <deque> was issue 18's cost for this one cold member.)
+  using Stats = dependent_t<std::vector<std::vector<Statistic>>, T>;
 
   Stats copy() const {
     std::lock_guard lock(mutex_);
@@ -125,7 +142,7 @@ class StatisticGroupOf {
   }
 
   mutable std::mutex mutex_;
-  mutable Stats stats_;  // a deque: get()'s results stay valid
+  mutable Stats stats_;
 };
 }  // namespace detail
 

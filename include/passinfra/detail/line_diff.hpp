@@ -14,13 +14,13 @@
 // after a last line that has none.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "passinfra/detail/std_algorithm.hpp"
 #include "passinfra/detail/type_name.hpp"  // dependent_t
 
 namespace passinfra::detail {

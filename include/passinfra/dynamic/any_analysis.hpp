@@ -26,6 +26,7 @@
 
 #include "passinfra/core/analysis.hpp"
 #include "passinfra/core/analysis_manager.hpp"
+#include "passinfra/detail/type_name.hpp"  // dependent_t
 
 namespace passinfra {
 
@@ -61,7 +62,7 @@ class AnyAnalysis {
   const void* object() const noexcept { return object_.get(); }
 
  private:
-  std::shared_ptr<const void> object_;
+  detail::dependent_t<std::shared_ptr<const void>, IR> object_;
   const detail::AnalysisOps<IR>* ops_;
 };
 

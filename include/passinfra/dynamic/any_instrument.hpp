@@ -333,7 +333,7 @@ class AnyInstrument {
 
   void* object_;
   const detail::InstrumentVTable<IR>* vtable_;
-  std::shared_ptr<void> owner_;
+  detail::dependent_t<std::shared_ptr<void>, IR> owner_;
 };
 
 // make_instrument<IR, T>(args...): an AnyInstrument that owns a new T.

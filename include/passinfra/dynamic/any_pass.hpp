@@ -30,7 +30,6 @@
 // passinfra::Error naming the limit, so no route builds one.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -47,6 +46,7 @@
 #include "passinfra/core/run.hpp"
 #include "passinfra/core/sequential.hpp"
 #include "passinfra/core/statistic.hpp"
+#include "passinfra/detail/std_algorithm.hpp"
 #include "passinfra/detail/type_name.hpp"  // dependent_t
 #include "passinfra/dynamic/context_ref.hpp"
 
@@ -101,7 +101,7 @@ inline constexpr bool is_any_pass<AnyPass<IR>> = true;
 // The Concept half of AnyPass.
 template <class IR>
 struct PassConcept {
-  std::string name;
+  dependent_t<std::string, IR> name;
   int opt_level = 0;
   // (Spelled dependently, so that what set_info and refresh_views call is
   // instantiated only with them: see dependent_t.)
@@ -123,7 +123,7 @@ struct PassConcept {
   bool has_required = false;  // !required_views.empty()
   // What the pass declares it preserves (SPEC §10.4): fixed at construction,
   // like its info; run() unites it with the marks its body makes.
-  PreservedAnalyses preserved{};
+  dependent_t<PreservedAnalyses, IR> preserved{};
   std::size_t depth = 1;  // nesting_depth(), at most max_pipeline_depth
 
   const PassInfo& info() const noexcept { return cached_info; }

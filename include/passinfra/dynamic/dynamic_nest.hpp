@@ -26,7 +26,6 @@
 // instrument's unit-level hooks called directly, the same events.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <initializer_list>
 #include <string>
@@ -37,6 +36,7 @@
 #include "passinfra/core/pass.hpp"
 #include "passinfra/core/pass_info.hpp"
 #include "passinfra/core/units.hpp"
+#include "passinfra/detail/std_algorithm.hpp"
 #include "passinfra/dynamic/any_pass.hpp"
 #include "passinfra/dynamic/dynamic_sequential.hpp"
 

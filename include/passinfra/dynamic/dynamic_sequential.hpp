@@ -29,7 +29,6 @@
 // then runs through run(), which invalidates the unit's function results).
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <exception>
 #include <initializer_list>
@@ -44,6 +43,7 @@
 #include "passinfra/core/run.hpp"
 #include "passinfra/core/sequential.hpp"
 #include "passinfra/detail/inline.hpp"
+#include "passinfra/detail/std_algorithm.hpp"
 #include "passinfra/dynamic/any_pass.hpp"
 #include "passinfra/dynamic/dynamic_instruments.hpp"
 

@@ -62,7 +62,6 @@
 // registry's lock, so a factory may create other registered passes.
 #pragma once
 
-#include <algorithm>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -70,7 +69,6 @@
 #include <limits>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -134,13 +132,22 @@ struct NestKind {
 using PassOptions = std::map<std::string, ConfigValue, std::less<>>;
 
 // PassOptionSpec{key, type, default_value}: an option a registered factory takes.
-struct PassOptionSpec {
+// The one specialization of a class template (issue 18): a translation unit
+// that never names an option compiles none of std::optional<ConfigValue>
+// (clang instantiated it for the default member initializer and operator==
+// of a plain struct).
+namespace detail {
+template <class V = void>
+struct PassOptionSpecOf {
   std::string key;
   ConfigType type = ConfigType::integer;
-  std::optional<ConfigValue> default_value{};
+  dependent_t<std::optional<ConfigValue>, V> default_value{};
 
-  friend bool operator==(const PassOptionSpec&, const PassOptionSpec&) = default;
+  friend bool operator==(const PassOptionSpecOf&, const PassOptionSpecOf&) = default;
 };
+}  // namespace detail
+
+using PassOptionSpec = detail::PassOptionSpecOf<>;
 
 namespace detail {
 
@@ -184,11 +191,12 @@ constexpr bool is_pipeline_name(std::string_view name) noexcept {
 // one as any floating type (see read_config_value in core/config.hpp).
 template <class T>
 T get_option(const PassOptions& options, std::string_view key) {
-  const auto it = options.find(key);
-  if (it == options.end()) {
+  const detail::dependent_t<PassOptions, T>& given = options;
+  const auto it = given.find(key);
+  if (it == given.end()) {
     throw Error("get_option: option '" + std::string(key) + "' is not set; expected one of the options given: " + [&] {
       std::string keys;
-      for (const auto& [k, v] : options) keys += (keys.empty() ? "'" : ", '") + k + "'";
+      for (const auto& [k, v] : given) keys += (keys.empty() ? "'" : ", '") + k + "'";
       return keys.empty() ? std::string("(none)") : keys;
     }());
   }
@@ -201,7 +209,7 @@ T get_option(const PassOptions& options, std::string_view key) {
 template <class IR>
 class RegistryPass : public CallablePass<RegistryPass<IR>> {
  public:
-  RegistryPass(AnyPass<IR> pass, std::string name, PassOptions options)
+  RegistryPass(AnyPass<IR> pass, std::string name, detail::dependent_t<PassOptions, IR> options)
       : pass_(std::move(pass)), name_(std::move(name)), options_(std::move(options)) {}
 
   PassInfo info() const noexcept { return pass_.info(); }
@@ -247,7 +255,7 @@ class RegistryPass : public CallablePass<RegistryPass<IR>> {
  private:
   AnyPass<IR> pass_;
   std::string name_;
-  PassOptions options_;
+  detail::dependent_t<PassOptions, IR> options_;
 };
 
 namespace detail {
@@ -431,7 +439,7 @@ class PassRegistry {
   // it receives the given options checked against `options`, defaults filled in.
   template <class F>
   // NOLINTNEXTLINE(performance-unnecessary-value-param): moved inside `if constexpr`, which clang-tidy 16 misses
-  void add(std::string name, F factory, std::vector<PassOptionSpec> options = {}, std::string description = {}) {
+  void add(std::string name, F factory, Dep<std::vector<PassOptionSpec>> options = {}, std::string description = {}) {
     if constexpr (detail::check_factory<F, IR>()) {
       Entry entry;
       entry.name = std::move(name);
@@ -527,7 +535,7 @@ class PassRegistry {
   // analysis_names(): the registered analyses' names, sorted.
   std::vector<std::string> analysis_names() const {
     std::lock_guard lock(mutex_);
-    std::vector<std::string> out;
+    Dep<std::vector<std::string>> out;
     out.reserve(analyses_.size());
     for (const auto& [name, entry] : analyses_) out.push_back(name);
     return out;
@@ -572,7 +580,7 @@ class PassRegistry {
   // nest_names(): the nest kinds' names, sorted.
   std::vector<std::string> nest_names() const {
     std::lock_guard lock(mutex_);
-    std::vector<std::string> out;
+    Dep<std::vector<std::string>> out;
     for (const auto& [name, kind] : nests_) out.push_back(name);
     return out;
   }
@@ -601,7 +609,7 @@ class PassRegistry {
   }
 
   // create(name, options): the registered pass, as an AnyPass<IR> holding a RegistryPass<IR>.
-  AnyPass<IR> create(std::string_view name, const PassOptions& options = {}) const {
+  AnyPass<IR> create(std::string_view name, const Dep<PassOptions>& options = {}) const {
     return create_impl(name, options, true);
   }
 
@@ -614,7 +622,7 @@ class PassRegistry {
   // names(): the registered names, sorted.
   std::vector<std::string> names() const {
     std::lock_guard lock(mutex_);
-    std::vector<std::string> out;
+    Dep<std::vector<std::string>> out;
     out.reserve(entries_.size());
     for (const auto& [name, entry] : entries_) out.push_back(name);
     return out;
@@ -803,7 +811,7 @@ class PassRegistry {
     const std::string& name = entry.name;
     Dep<PassOptions> out;
     for (const auto& [key, value] : given) {
-      const PassOptionSpec* spec = nullptr;
+      const Dep<PassOptionSpec>* spec = nullptr;
       for (const auto& s : entry.options) {
         if (s.key == key) spec = &s;
       }
@@ -900,7 +908,7 @@ class PassRegistry {
   // The analysis an `analysis="Name"` option names, for the utility passes'
   // factories (an unknown one: an Error at the option, in pipeline text).
   AnyAnalysis<IR> analysis_option(const PassOptions& options) const {
-    const auto name = get_option<std::string>(options, "analysis");
+    const auto name = get_option<Dep<std::string>>(options, "analysis");
     std::lock_guard lock(mutex_);
     auto it = analyses_.find(name);
     if (it == analyses_.end()) {
@@ -912,7 +920,7 @@ class PassRegistry {
   // require, invalidate, invalidate_all: registered once (the same
   // factories again are a no-op, see insert).
   void add_utility_passes() {
-    const Dep<std::vector<PassOptionSpec>> analysis_spec{PassOptionSpec{"analysis", ConfigType::string}};
+    const Dep<std::vector<PassOptionSpec>> analysis_spec{Dep<PassOptionSpec>{"analysis", ConfigType::string}};
     add(
         "require",
         [this](const PassOptions& options) {
@@ -948,4 +956,6 @@ class PassRegistry {
 }  // namespace passinfra
 
 // Nest kinds build their nodes with pipeline_text.hpp's detail::build_nest.
+#include "passinfra/detail/std_algorithm.hpp"
+#include "passinfra/detail/std_mutex.hpp"
 #include "passinfra/dynamic/pipeline_text.hpp"

@@ -70,7 +70,6 @@
 // gets the closest of the names that take passes.
 #pragma once
 
-#include <algorithm>
 #include <charconv>
 #include <cstddef>
 #include <cstdint>
@@ -85,6 +84,7 @@
 #include "passinfra/core/error.hpp"
 #include "passinfra/core/pass_info.hpp"
 #include "passinfra/core/units.hpp"
+#include "passinfra/detail/std_algorithm.hpp"
 #include "passinfra/detail/suggest.hpp"
 #include "passinfra/detail/type_name.hpp"  // dependent_t
 #include "passinfra/dynamic/any_pass.hpp"

@@ -13,7 +13,6 @@
 // after the run (or accept a count in flight).
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -23,6 +22,7 @@
 #include <vector>
 
 #include "passinfra/core/statistic.hpp"
+#include "passinfra/detail/std_algorithm.hpp"
 #include "passinfra/detail/type_name.hpp"  // dependent_t
 
 namespace passinfra {

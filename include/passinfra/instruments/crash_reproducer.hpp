@@ -58,14 +58,12 @@
 // instrument.
 #pragma once
 
-#include <algorithm>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -80,6 +78,8 @@
 #include "passinfra/core/pipeline_info.hpp"
 #include "passinfra/core/units.hpp"
 #include "passinfra/detail/exception_text.hpp"
+#include "passinfra/detail/std_algorithm.hpp"
+#include "passinfra/detail/std_mutex.hpp"
 #include "passinfra/detail/type_name.hpp"  // dependent_t
 #include "passinfra/instruments/output.hpp"
 
@@ -218,7 +218,8 @@ class CrashReproducerOf {
   template <class IR>
   void run_before_pass(const IR& ir, const PassInfo&) {
     if constexpr (PrintableIR<IR>) {
-      Input input{std::make_shared<const std::string>(ir_traits<IR>::print(ir)), unit_path(), unit_key()};
+      Input input{std::make_shared<dependent_t<const std::string, T>>(ir_traits<IR>::print(ir)), unit_path(),
+                  unit_key()};
       const std::lock_guard lock(state_->mutex);
       state_->stacks.mine().push_back(std::move(input));
     } else if constexpr (HasParentType<IR>) {
@@ -232,7 +233,8 @@ class CrashReproducerOf {
         if (const PipelineInfo* p = current_pipeline(); p != nullptr && p->parent_thread != p->thread)
           from = state_->stacks.find(p->parent_thread);
       }
-      input.text = from == nullptr || from->empty() ? std::make_shared<const std::string>() : from->back().text;
+      input.text =
+          from == nullptr || from->empty() ? std::make_shared<dependent_t<const std::string, T>>() : from->back().text;
       mine.push_back(std::move(input));
     } else {
       static_assert(PrintableIR<IR>,
@@ -329,7 +331,7 @@ class CrashReproducerOf {
   // inwards (a failure's place in the serial order within that run).
   struct UnitKey {
     std::uint64_t run = 0;
-    std::vector<std::size_t> indices;
+    dependent_t<std::vector<std::size_t>, T> indices;
   };
   static std::optional<UnitKey> unit_key() {
     const PipelineInfo* p = current_pipeline();
@@ -352,9 +354,9 @@ class CrashReproducerOf {
 
   // Shared by copies (as the stream or file they write to).
   struct State {
-    std::mutex mutex;                          // guards everything below
-    detail::PerThread<Stack> stacks;           // per thread_ordinal()
-    std::vector<std::exception_ptr> reported;  // the exceptions of the current failure, reported
+    std::mutex mutex;                                          // guards everything below
+    detail::PerThread<Stack> stacks;                           // per thread_ordinal()
+    dependent_t<std::vector<std::exception_ptr>, T> reported;  // the exceptions of the current failure, reported
     dependent_t<std::optional<CrashReport>, T> last;
     std::optional<UnitKey> last_key;  // where `last` failed (none: outside nests)
     std::size_t reports = 0;

@@ -15,8 +15,6 @@
 // meant for one thread at a time, like the stream it prints to).
 #pragma once
 
-#include <algorithm>
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -28,6 +26,8 @@
 
 #include "passinfra/core/log.hpp"
 #include "passinfra/core/pipeline_info.hpp"
+#include "passinfra/detail/atomic.hpp"
+#include "passinfra/detail/std_algorithm.hpp"
 #include "passinfra/detail/type_name.hpp"
 
 namespace passinfra {
@@ -107,15 +107,15 @@ class SharedCount {
   SharedCount() = default;
   SharedCount(const SharedCount& other) noexcept : n_(other.get()) {}
   SharedCount& operator=(const SharedCount& other) noexcept {
-    n_.store(other.get(), std::memory_order_relaxed);
+    n_.store(other.get(), detail::MemoryOrder::relaxed);
     return *this;
   }
   ~SharedCount() = default;
-  void operator++() noexcept { n_.fetch_add(1, std::memory_order_relaxed); }
-  std::size_t get() const noexcept { return n_.load(std::memory_order_relaxed); }
+  void operator++() noexcept { n_.fetch_add(1, detail::MemoryOrder::relaxed); }
+  std::size_t get() const noexcept { return n_.load(detail::MemoryOrder::relaxed); }
 
  private:
-  std::atomic<std::size_t> n_{0};
+  detail::Atomic<std::size_t> n_{0};
 };
 
 // PerThread<T>: one T per thread (by thread_ordinal()), for the state an

@@ -42,7 +42,6 @@
 #include <cstdio>
 #include <exception>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -50,6 +49,7 @@
 #include <vector>
 
 #include "passinfra/core/pass_info.hpp"
+#include "passinfra/detail/std_mutex.hpp"
 #include "passinfra/detail/type_name.hpp"  // dependent_t
 #include "passinfra/instruments/output.hpp"
 

@@ -88,17 +88,13 @@
 // (or by value and read it back with ctx.instruments().get<K>()).
 #pragma once
 
-#include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <exception>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
-#include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -109,7 +105,10 @@
 #include "passinfra/core/log.hpp"
 #include "passinfra/core/pass_info.hpp"
 #include "passinfra/core/pipeline_info.hpp"
+#include "passinfra/detail/atomic.hpp"
 #include "passinfra/detail/inline.hpp"
+#include "passinfra/detail/std_algorithm.hpp"
+#include "passinfra/detail/std_mutex.hpp"
 #include "passinfra/detail/type_name.hpp"  // dependent_t
 #include "passinfra/detail/utf8.hpp"
 #include "passinfra/instruments/timing_clocks.hpp"  // and std::chrono's durations and clocks (see there)
@@ -556,7 +555,9 @@ struct TimingBufferOf {
   TimingEntry* next = nullptr;   // where the next entry goes
   TimingEntry* limit = nullptr;  // the end of the array
   dependent_t<std::unique_ptr<TimingEntry[]>, T> entries;
-  dependent_t<std::set<std::string, std::less<>>, T> long_names;  // names longer than TimingEntry::inline_size
+  // names longer than TimingEntry::inline_size (a map used as a set: <map> is
+  // included anyway, <set> would be one more header to compile: issue 18)
+  dependent_t<std::map<std::string, bool, std::less<>>, T> long_names;
 
   // Entries are linked by offsets, which a copy to a bigger array keeps;
   // an int32_t offset reaches 2^31 entries (128 GiB), the most it may hold.
@@ -607,8 +608,8 @@ struct TimingBufferOf {
   }
   [[gnu::noinline]] const std::string* intern(std::string_view name) {
     auto it = long_names.find(name);
-    if (it == long_names.end()) it = long_names.emplace(name).first;
-    return &*it;
+    if (it == long_names.end()) it = long_names.try_emplace(std::string(name)).first;
+    return &it->first;
   }
   const TimingEntry* sentinel() const noexcept { return entries.get(); }
   const TimingEntry* begin() const noexcept { return entries.get() + 1; }
@@ -639,8 +640,8 @@ inline TimingThreadSlot& timing_thread_slot(std::uint64_t key) noexcept {
 
 // Keys are never reused, so a slot of a destroyed instrument never matches.
 inline std::uint64_t new_timing_key() noexcept {
-  static std::atomic<std::uint64_t> counter{0};
-  return counter.fetch_add(1, std::memory_order_relaxed) + 1;
+  static detail::Atomic<std::uint64_t> counter{0};
+  return counter.fetch_add(1, detail::MemoryOrder::relaxed) + 1;
 }
 
 }  // namespace detail
@@ -680,7 +681,7 @@ class BasicPassTimingInstrument {
         options_(other.options_),
         clock_(other.clock_),
         state_(std::exchange(other.state_, std::make_unique<State>())),
-        owner_tag_(other.owner_tag_.exchange(nullptr, std::memory_order_acq_rel)),
+        owner_tag_(other.owner_tag_.exchange(nullptr, detail::MemoryOrder::acq_rel)),
         owner_(std::exchange(other.owner_, nullptr)) {}
   // NOLINTNEXTLINE(performance-noexcept-move-constructor)
   BasicPassTimingInstrument& operator=(BasicPassTimingInstrument&& other) {
@@ -689,7 +690,7 @@ class BasicPassTimingInstrument {
       options_ = other.options_;
       clock_ = other.clock_;
       state_ = std::exchange(other.state_, std::make_unique<State>());
-      owner_tag_.store(other.owner_tag_.exchange(nullptr, std::memory_order_acq_rel), std::memory_order_release);
+      owner_tag_.store(other.owner_tag_.exchange(nullptr, detail::MemoryOrder::acq_rel), detail::MemoryOrder::release);
       owner_ = std::exchange(other.owner_, nullptr);
     }
     return *this;
@@ -808,7 +809,7 @@ class BasicPassTimingInstrument {
   // The calling thread's buffer: the first thread's in one compare, the
   // others' through a thread-local cache, or found (made) under the mutex.
   Buffer* buffer(bool create) {
-    if (owner_tag_.load(std::memory_order_acquire) == detail::thread_tag()) [[likely]]
+    if (owner_tag_.load(detail::MemoryOrder::acquire) == detail::thread_tag()) [[likely]]
       return owner_;
     return other_buffer(create);
   }
@@ -832,7 +833,7 @@ class BasicPassTimingInstrument {
     }
     if (owner_ == nullptr) {
       owner_ = found;
-      owner_tag_.store(self, std::memory_order_release);
+      owner_tag_.store(self, detail::MemoryOrder::release);
     } else {
       slot = detail::TimingThreadSlot{key_, found};
     }
@@ -863,7 +864,7 @@ class BasicPassTimingInstrument {
   PASSINFRA_ALWAYS_INLINE void close(std::string_view name, bool failed) noexcept {
     const std::uint64_t end = clock_.now();  // the first step
     Buffer* b;
-    if (owner_tag_.load(std::memory_order_acquire) == detail::thread_tag()) [[likely]] {
+    if (owner_tag_.load(detail::MemoryOrder::acquire) == detail::thread_tag()) [[likely]] {
       b = owner_;
     } else {
       b = buffer_if_any();
@@ -958,7 +959,7 @@ class BasicPassTimingInstrument {
   using EntryRef = std::pair<std::size_t, std::size_t>;
   struct Grafts {
     Dep<std::map<EntryRef, std::vector<EntryRef>>> under;  // nest entry -> its units from other threads
-    Dep<std::set<EntryRef>> placed;  // grafted units: not roots, not under their own thread's entries
+    Dep<std::map<EntryRef, bool>> placed;  // grafted units (the keys): not roots, not under their own thread's entries
   };
 
   using ByStart = Dep<std::map<std::size_t, std::vector<std::size_t>>>;
@@ -979,7 +980,7 @@ class BasicPassTimingInstrument {
         auto it = target.find(key);
         if (it == target.end()) it = target.emplace(key, nest_entry_of(g, running, dropped, by_start)).first;
         if (!it->second) continue;  // top level
-        out.placed.insert({w, j});
+        out.placed.try_emplace(EntryRef{w, j});
         if (*it->second != dropped) out.under[*it->second].push_back({w, j});
       }
     }
@@ -1101,8 +1102,8 @@ class BasicPassTimingInstrument {
   PassTimingOptions options_;
   [[no_unique_address]] Clock clock_;
   std::unique_ptr<State> state_;
-  std::atomic<const void*> owner_tag_{nullptr};  // thread_tag() of the first thread that recorded
-  Buffer* owner_ = nullptr;                      // its buffer (written before owner_tag_)
+  detail::Atomic<const void*> owner_tag_{nullptr};  // thread_tag() of the first thread that recorded
+  Buffer* owner_ = nullptr;                         // its buffer (written before owner_tag_)
 };
 
 using PassTimingInstrument = BasicPassTimingInstrument<>;

@@ -28,7 +28,6 @@
 #include <cstddef>
 #include <exception>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -38,6 +37,7 @@
 #include "passinfra/core/ir_traits.hpp"
 #include "passinfra/core/pass_info.hpp"
 #include "passinfra/detail/line_diff.hpp"
+#include "passinfra/detail/std_mutex.hpp"
 #include "passinfra/instruments/output.hpp"
 
 namespace passinfra {
@@ -90,7 +90,7 @@ class PrintIRChangedOf {
   void run_before_pass(const IR& ir, const PassInfo& info) {
     check<IR>();
     if constexpr (PrintableIR<IR>) {
-      std::optional<std::string> text;
+      dependent_t<std::optional<std::string>, IR> text;
       if (filter_.matches(info.name)) text = ir_traits<IR>::print(ir);
       const std::lock_guard lock(saved_->mutex);
       saved_->stacks.mine().push_back(std::move(text));
@@ -102,7 +102,7 @@ class PrintIRChangedOf {
   void run_after_pass(const IR& ir, const PassInfo& info) {
     check<IR>();
     if constexpr (PrintableIR<IR>) {
-      std::optional<std::string> before;
+      dependent_t<std::optional<std::string>, IR> before;
       {
         const std::lock_guard lock(saved_->mutex);
         Stack* stack = saved_->stacks.find();

@@ -29,6 +29,7 @@
 #include "passinfra/core/pass_info.hpp"
 #include "passinfra/core/preserved_analyses.hpp"
 #include "passinfra/core/run.hpp"
+#include "passinfra/detail/type_name.hpp"  // dependent_t
 
 namespace passinfra {
 
@@ -56,7 +57,7 @@ struct AnnotateSpans : CallablePass<AnnotateSpans<Then...>> {
       // Every node is new: under an analysis manager, nothing cached describes
       // `annotated`, so drop it all before the Then passes run (SPEC §10.1).
       if constexpr (HasAnalyses<Ctx>) {
-        if (analyses_available(ctx)) ctx.analyses().invalidate(PreservedAnalyses::none());
+        if (analyses_available(ctx)) ctx.analyses().invalidate(detail::dependent_t<PreservedAnalyses, Ctx>::none());
       }
       ((annotated = run(Then{}, std::move(annotated), ctx)), ...);
       return annotated;

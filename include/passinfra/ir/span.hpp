@@ -35,12 +35,12 @@
 // no well-formed UTF-8 sequence shows as `\xNN` (four cells).
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "passinfra/detail/std_algorithm.hpp"
 #include "passinfra/detail/type_name.hpp"  // dependent_t
 #include "passinfra/detail/utf8.hpp"
 

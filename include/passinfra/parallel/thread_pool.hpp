@@ -1,6 +1,6 @@
 // passinfra/parallel/thread_pool.hpp — ThreadPool: a plain FIFO pool of
-// std::jthread workers, a convenience Executor (core/executor.hpp) for
-// PassContextOptions::executor. Not part of core.hpp (it needs <thread>);
+// std::thread workers, a convenience Executor (core/executor.hpp) for
+// PassContextOptions::executor. Not part of core.hpp (it needs std::thread);
 // passinfra.hpp includes it.
 //
 //   ThreadPool pool;        max(1, std::thread::hardware_concurrency() - 1)
@@ -31,25 +31,36 @@
 // them. Running (rather than dropping) the queue keeps the Executor contract
 // "runs each task exactly once"; for fork-join helpers it is cheap (a helper
 // whose fork-join is over returns at once). Destroying a ThreadPool from one
-// of its own workers is an error (a thread cannot join itself: std::jthread
+// of its own workers is an error (a thread cannot join itself: std::thread::join
 // reports it with std::system_error and std::terminate follows).
 //
 // Copy and move are deleted: contexts refer to the pool by address.
+//
+// Compile time (issue 18): std::thread without the rest of <thread> under
+// libstdc++ (C++20's <thread> adds std::jthread, so <stop_token>, <atomic>
+// and <semaphore>), and the queue's lock and wake-ups are detail::LightMutex
+// and a detail::Atomic counter (a futex on Linux) rather than <mutex> and
+// <condition_variable> (which also brings condition_variable_any, <stop_token>
+// and shared_ptr): together ~600 M instructions of g++'s time on passinfra.hpp.
 #pragma once
 
 #include <concepts>
-#include <condition_variable>
 #include <cstddef>
-#include <deque>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#if defined(__GLIBCXX__) && __has_include(<bits/std_thread.h>)
+#include <bits/std_thread.h>
+#else
+#include <thread>
+#endif
+
 #include "passinfra/core/error.hpp"
 #include "passinfra/core/executor.hpp"
+#include "passinfra/detail/atomic.hpp"
+#include "passinfra/detail/light_mutex.hpp"
 #include "passinfra/detail/type_name.hpp"  // dependent_t
 
 namespace passinfra {
@@ -57,7 +68,7 @@ namespace passinfra {
 namespace detail {
 // ThreadPool is this template's one specialization: a class template's
 // members are compiled only when used, so including the header costs no
-// compile time for the bodies below (the jthreads, the queue, the waits;
+// compile time for the bodies below (the threads, the queue, the waits;
 // their std types are spelled dependently: see dependent_t).
 template <class T = void>
 class ThreadPoolOf {
@@ -96,10 +107,10 @@ class ThreadPoolOf {
     // (an ExecutorTask rvalue is moved, not wrapped)
     detail::ExecutorTask task(std::forward<F>(f));
     {
-      std::lock_guard lock(mutex_);
+      const LightLock lock(mutex_);
       queue_.push_back(std::move(task));
     }
-    ready_.notify_one();
+    wake(false);
   }
 
  private:
@@ -108,39 +119,73 @@ class ThreadPoolOf {
     return hw > 1 ? hw - 1 : 1;
   }
 
+  // The queue is a vector read from `head_`: FIFO, and the slots already
+  // taken are dropped when the vector is empty or mostly taken.
+  bool queue_empty() const noexcept { return head_ == queue_.size(); }
+
+  // A condition variable made of the lock and a counter: a worker reads the
+  // counter under the lock, finds nothing to do, unlocks and sleeps while the
+  // counter still holds what it read; whoever changes what the workers wait
+  // for (under the lock) bumps the counter after unlocking, then wakes them.
+  void wake(bool all) noexcept {
+    wakeups_.fetch_add(1);
+    if (all) {
+      wakeups_.notify_all();
+    } else {
+      wakeups_.notify_one();
+    }
+  }
+
   void work() {
     for (;;) {
       dependent_t<detail::ExecutorTask, T> task;
-      {
-        std::unique_lock lock(mutex_);
-        ready_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-        if (queue_.empty()) return;  // stopping, and nothing left to run
-        task = std::move(queue_.front());
-        queue_.pop_front();
+      mutex_.lock();
+      while (!stopping_ && queue_empty()) {
+        const unsigned seen = wakeups_.load();
+        mutex_.unlock();
+        wakeups_.wait(seen);
+        mutex_.lock();
       }
+      if (queue_empty()) {  // stopping, and nothing left to run
+        mutex_.unlock();
+        return;
+      }
+      task = std::move(queue_[head_]);
+      ++head_;
+      if (queue_empty()) {
+        queue_.clear();
+        head_ = 0;
+      } else if (head_ >= 64 && head_ * 2 >= queue_.size()) {
+        queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(head_));
+        head_ = 0;
+      }
+      mutex_.unlock();
       task();
     }
   }
 
   void stop_and_join() noexcept {
     {
-      std::lock_guard lock(mutex_);
+      const LightLock lock(mutex_);
       stopping_ = true;
     }
-    ready_.notify_all();
-    threads_.clear();  // joins (std::jthread)
+    wake(true);
+    for (auto& thread : threads_) thread.join();  // throws (so terminates) on a worker: see above
+    threads_.clear();
   }
 
-  std::mutex mutex_;
-  std::condition_variable ready_;
-  dependent_t<std::deque<detail::ExecutorTask>, T> queue_;
+  LightMutex mutex_;
+  Atomic<unsigned> wakeups_{0};
+  dependent_t<std::vector<detail::ExecutorTask>, T> queue_;
+  std::size_t head_ = 0;
   bool stopping_ = false;
-  dependent_t<std::vector<std::jthread>, T> threads_;
+  dependent_t<std::vector<std::thread>, T> threads_;
 };
 }  // namespace detail
 
 using ThreadPool = detail::ThreadPoolOf<>;
 
-static_assert(Executor<ThreadPool>);
+// (That ThreadPool is an Executor is checked by tests/parallel/thread_pool_test.cpp, not
+// here: the check would compile the pool's class in every translation unit, issue 18.)
 
 }  // namespace passinfra
