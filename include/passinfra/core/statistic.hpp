@@ -32,7 +32,7 @@
 #include <vector>
 
 #include "passinfra/detail/atomic.hpp"
-#include "passinfra/detail/std_mutex.hpp"
+#include "passinfra/detail/light_mutex.hpp"
 #include "passinfra/detail/type_name.hpp"  // dependent_t
 
 namespace passinfra {
@@ -91,7 +91,7 @@ class StatisticGroupOf {
   StatisticGroupOf& operator=(const StatisticGroupOf& other) {
     if (this != &other) {
       auto copied = other.copy();
-      std::lock_guard lock(mutex_);
+      detail::LightLock lock(mutex_);
       stats_ = std::move(copied);
     }
     return *this;
@@ -101,7 +101,7 @@ class StatisticGroupOf {
   // get(name, description): the counter registered under `name` (the first
   // description is kept), registering it if it is new.
   const Statistic& get(std::string_view name, std::string_view description) const {
-    std::lock_guard lock(mutex_);
+    detail::LightLock lock(mutex_);
     for (const auto& chunk : stats_) {
       for (const auto& s : chunk) {
         if (s.name() == name) return s;
@@ -119,7 +119,7 @@ class StatisticGroupOf {
 
   // list(): the counters in registration order.
   dependent_t<StatisticList, T> list() const {
-    std::lock_guard lock(mutex_);
+    detail::LightLock lock(mutex_);
     std::size_t count = 0;
     for (const auto& chunk : stats_) count += chunk.size();
     dependent_t<StatisticList, T> out;
@@ -137,11 +137,11 @@ class StatisticGroupOf {
   using Stats = dependent_t<std::vector<std::vector<Statistic>>, T>;
 
   Stats copy() const {
-    std::lock_guard lock(mutex_);
+    detail::LightLock lock(mutex_);
     return stats_;
   }
 
-  mutable std::mutex mutex_;
+  mutable detail::LightMutex mutex_;
   mutable Stats stats_;
 };
 }  // namespace detail

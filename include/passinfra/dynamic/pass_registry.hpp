@@ -86,6 +86,8 @@
 #include "passinfra/core/pass.hpp"
 #include "passinfra/core/preserved_analyses.hpp"
 #include "passinfra/core/run.hpp"
+#include "passinfra/detail/light_mutex.hpp"
+#include "passinfra/detail/std_algorithm.hpp"
 #include "passinfra/detail/suggest.hpp"
 #include "passinfra/detail/type_name.hpp"  // dependent_t
 #include "passinfra/dynamic/any_analysis.hpp"
@@ -495,7 +497,7 @@ class PassRegistry {
                   " (add_analysis registers the passes 'require', 'invalidate' and 'invalidate_all' for "
                   "pipeline text)");
     }
-    std::lock_guard lock(mutex_);
+    detail::LightLock lock(mutex_);
     auto it = analyses_.find(name);
     if (it != analyses_.end()) {
       if (it->second.analysis.key() == analysis.key()) return;  // the same analysis again
@@ -508,20 +510,20 @@ class PassRegistry {
 
   // analysis(name): the registered analysis; Error (SPEC §10.8) if unknown.
   AnyAnalysis<IR> analysis(std::string_view name) const {
-    std::lock_guard lock(mutex_);
+    detail::LightLock lock(mutex_);
     auto it = analyses_.find(name);
     if (it == analyses_.end()) throw Error(unknown_analysis_message(name));
     return it->second.analysis;
   }
 
   bool contains_analysis(std::string_view name) const {
-    std::lock_guard lock(mutex_);
+    detail::LightLock lock(mutex_);
     return analyses_.find(name) != analyses_.end();
   }
 
   // describe_analyses(): one line per analysis, sorted: name (function analysis) - description
   std::string describe_analyses() const {
-    std::lock_guard lock(mutex_);
+    detail::LightLock lock(mutex_);
     std::string out;
     for (const auto& [name, entry] : analyses_) {
       out += name;
@@ -534,7 +536,7 @@ class PassRegistry {
 
   // analysis_names(): the registered analyses' names, sorted.
   std::vector<std::string> analysis_names() const {
-    std::lock_guard lock(mutex_);
+    detail::LightLock lock(mutex_);
     Dep<std::vector<std::string>> out;
     out.reserve(analyses_.size());
     for (const auto& [name, entry] : analyses_) out.push_back(name);
@@ -574,19 +576,19 @@ class PassRegistry {
 
   // contains_nest(name): a nest kind of that name is registered.
   bool contains_nest(std::string_view name) const {
-    std::lock_guard lock(mutex_);
+    detail::LightLock lock(mutex_);
     return nests_.find(name) != nests_.end();
   }
   // nest_names(): the nest kinds' names, sorted.
   std::vector<std::string> nest_names() const {
-    std::lock_guard lock(mutex_);
+    detail::LightLock lock(mutex_);
     Dep<std::vector<std::string>> out;
     for (const auto& [name, kind] : nests_) out.push_back(name);
     return out;
   }
   // nest_kind(name): the nest kind (null if none); what pipeline text builds with.
   std::shared_ptr<const detail::NestKind<IR>> nest_kind(std::string_view name) const {
-    std::lock_guard lock(mutex_);
+    detail::LightLock lock(mutex_);
     auto it = nests_.find(name);
     return it == nests_.end() ? nullptr : it->second;
   }
@@ -596,7 +598,7 @@ class PassRegistry {
   std::shared_ptr<const detail::NestKind<IR>> unit_level_kind(std::string_view name) const {
     std::vector<std::shared_ptr<const detail::NestKind<IR>>> kinds;
     {
-      std::lock_guard lock(mutex_);
+      detail::LightLock lock(mutex_);
       for (const auto& [k, kind] : nests_) kinds.push_back(kind);
     }
     std::shared_ptr<const detail::NestKind<IR>> found;
@@ -615,13 +617,13 @@ class PassRegistry {
 
   // contains(name): a pass or a nest kind of that name is registered.
   bool contains(std::string_view name) const {
-    std::lock_guard lock(mutex_);
+    detail::LightLock lock(mutex_);
     return entries_.find(name) != entries_.end() || nests_.find(name) != nests_.end();
   }
 
   // names(): the registered names, sorted.
   std::vector<std::string> names() const {
-    std::lock_guard lock(mutex_);
+    detail::LightLock lock(mutex_);
     Dep<std::vector<std::string>> out;
     out.reserve(entries_.size());
     for (const auto& [name, entry] : entries_) out.push_back(name);
@@ -637,7 +639,7 @@ class PassRegistry {
     std::vector<std::shared_ptr<const Entry>> entries;
     std::string analyses;
     {
-      std::lock_guard lock(mutex_);
+      detail::LightLock lock(mutex_);
       for (const auto& [name, entry] : entries_) entries.push_back(entry);
       for (const auto& [name, entry] : analyses_) analyses += (analyses.empty() ? "" : ", ") + name;
     }
@@ -734,7 +736,7 @@ class PassRegistry {
         }
       }
     }
-    std::lock_guard lock(mutex_);
+    detail::LightLock lock(mutex_);
     if (nests_.find(name) != nests_.end()) {
       throw Error("PassRegistry::add: '" + name +
                   "' is already registered as a nest kind; expected each name to be registered once");
@@ -763,7 +765,7 @@ class PassRegistry {
     if (name == "sequential") {
       throw Error("PassRegistry::add_nest: 'sequential' is reserved for pipelines; expected another nest kind name");
     }
-    std::lock_guard lock(mutex_);
+    detail::LightLock lock(mutex_);
     if (entries_.find(name) != entries_.end()) {
       throw Error("PassRegistry::add_nest: '" + name +
                   "' is already registered as a pass; expected each name to be registered once");
@@ -782,14 +784,14 @@ class PassRegistry {
   }
 
   std::shared_ptr<const Entry> find(std::string_view name) const {
-    std::lock_guard lock(mutex_);
+    detail::LightLock lock(mutex_);
     auto it = entries_.find(name);
     return it == entries_.end() ? nullptr : it->second;
   }
 
   // Under the lock, over views of the names (not a copy of them all).
   std::string suggestions(std::string_view name) const {
-    std::lock_guard lock(mutex_);
+    detail::LightLock lock(mutex_);
     Dep<std::vector<std::string_view>> keys;
     keys.reserve(entries_.size());
     for (const auto& [key, entry] : entries_) keys.push_back(key);
@@ -909,7 +911,7 @@ class PassRegistry {
   // factories (an unknown one: an Error at the option, in pipeline text).
   AnyAnalysis<IR> analysis_option(const PassOptions& options) const {
     const auto name = get_option<Dep<std::string>>(options, "analysis");
-    std::lock_guard lock(mutex_);
+    detail::LightLock lock(mutex_);
     auto it = analyses_.find(name);
     if (it == analyses_.end()) {
       throw detail::PassOptionError("analysis", unknown_analysis_message(name));
@@ -947,7 +949,7 @@ class PassRegistry {
         "drop every cached analysis result (runs as invalidate<all>)");
   }
 
-  mutable std::mutex mutex_;
+  mutable detail::LightMutex mutex_;
   std::map<std::string, std::shared_ptr<const Entry>, std::less<>> entries_;
   std::map<std::string, AnalysisEntry, std::less<>> analyses_;
   std::map<std::string, std::shared_ptr<const detail::NestKind<IR>>, std::less<>> nests_;
@@ -956,6 +958,4 @@ class PassRegistry {
 }  // namespace passinfra
 
 // Nest kinds build their nodes with pipeline_text.hpp's detail::build_nest.
-#include "passinfra/detail/std_algorithm.hpp"
-#include "passinfra/detail/std_mutex.hpp"
 #include "passinfra/dynamic/pipeline_text.hpp"

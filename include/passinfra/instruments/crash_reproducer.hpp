@@ -78,8 +78,8 @@
 #include "passinfra/core/pipeline_info.hpp"
 #include "passinfra/core/units.hpp"
 #include "passinfra/detail/exception_text.hpp"
+#include "passinfra/detail/light_mutex.hpp"
 #include "passinfra/detail/std_algorithm.hpp"
-#include "passinfra/detail/std_mutex.hpp"
 #include "passinfra/detail/type_name.hpp"  // dependent_t
 #include "passinfra/instruments/output.hpp"
 
@@ -209,7 +209,7 @@ class CrashReproducerOf {
 
   // exit_pass_ctx: drops the calling thread's inputs and what was reported.
   void exit_pass_ctx() noexcept {
-    const std::lock_guard lock(state_->mutex);
+    const detail::LightLock lock(state_->mutex);
     if (Stack* stack = state_->stacks.find()) stack->clear();
     state_->reported.clear();
   }
@@ -220,13 +220,13 @@ class CrashReproducerOf {
     if constexpr (PrintableIR<IR>) {
       Input input{std::make_shared<dependent_t<const std::string, T>>(ir_traits<IR>::print(ir)), unit_path(),
                   unit_key()};
-      const std::lock_guard lock(state_->mutex);
+      const detail::LightLock lock(state_->mutex);
       state_->stacks.mine().push_back(std::move(input));
     } else if constexpr (HasParentType<IR>) {
       // A unit that cannot print itself: the nest's input stands for it, shared: the
       // enclosing entry on this thread, or on a worker the top of the nest thread's stack.
       Input input{nullptr, unit_path(), unit_key()};
-      const std::lock_guard lock(state_->mutex);
+      const detail::LightLock lock(state_->mutex);
       Stack& mine = state_->stacks.mine();
       const Stack* from = &mine;
       if (mine.empty()) {
@@ -247,14 +247,14 @@ class CrashReproducerOf {
   // run_after_pass: the pass succeeded; drops its input.
   template <class IR>
   void run_after_pass(const IR&, const PassInfo&) noexcept {
-    const std::lock_guard lock(state_->mutex);
+    const detail::LightLock lock(state_->mutex);
     if (Stack* stack = state_->stacks.find(); stack != nullptr && !stack->empty()) stack->pop_back();
   }
 
   // run_after_pass_failed: the first call for an exception writes the report
   // (unless a lower unit of the same nest run has already failed).
   void run_after_pass_failed(const PassInfo& info, const std::exception_ptr& error) {
-    const std::lock_guard lock(state_->mutex);
+    const detail::LightLock lock(state_->mutex);
     Stack* stack = state_->stacks.find();
     if (stack == nullptr || stack->empty()) return;  // dropped by exit_pass_ctx while the pass ran
     Input input = std::move(stack->back());
@@ -278,11 +278,11 @@ class CrashReproducerOf {
   }
 
   dependent_t<std::optional<CrashReport>, T> last_report() const {
-    const std::lock_guard lock(state_->mutex);
+    const detail::LightLock lock(state_->mutex);
     return state_->last;
   }
   std::size_t reports() const {
-    const std::lock_guard lock(state_->mutex);
+    const detail::LightLock lock(state_->mutex);
     return state_->reports;
   }
   const CrashReproducerOptions& options() const noexcept { return options_; }
@@ -354,7 +354,7 @@ class CrashReproducerOf {
 
   // Shared by copies (as the stream or file they write to).
   struct State {
-    std::mutex mutex;                                          // guards everything below
+    detail::LightMutex mutex;                                  // guards everything below
     detail::PerThread<Stack> stacks;                           // per thread_ordinal()
     dependent_t<std::vector<std::exception_ptr>, T> reported;  // the exceptions of the current failure, reported
     dependent_t<std::optional<CrashReport>, T> last;

@@ -49,7 +49,7 @@
 #include <vector>
 
 #include "passinfra/core/pass_info.hpp"
-#include "passinfra/detail/std_mutex.hpp"
+#include "passinfra/detail/light_mutex.hpp"
 #include "passinfra/detail/type_name.hpp"  // dependent_t
 #include "passinfra/instruments/output.hpp"
 
@@ -72,7 +72,7 @@ class PassStatisticsOf {
  public:
   PassStatisticsOf() : state_(std::make_unique<State>()) {}
   PassStatisticsOf(const PassStatisticsOf& other) : state_(std::make_unique<State>()) {
-    const std::lock_guard lock(other.state_->mutex);
+    const detail::LightLock lock(other.state_->mutex);
     state_->rows = other.state_->rows;
     state_->index = other.state_->index;
   }
@@ -92,7 +92,7 @@ class PassStatisticsOf {
   // should_run: counts the question; always says run.
   template <class IR>
   bool should_run(const IR&, const PassInfo& info) {
-    const std::lock_guard lock(state_->mutex);
+    const detail::LightLock lock(state_->mutex);
     const std::size_t i = row(info.name);
     ++state_->rows[i].asked;
     asked() = i;
@@ -102,7 +102,7 @@ class PassStatisticsOf {
   // run_before_pass: the pass runs.
   template <class IR>
   void run_before_pass(const IR&, const PassInfo& info) {
-    const std::lock_guard lock(state_->mutex);
+    const detail::LightLock lock(state_->mutex);
     const std::size_t i = row(info.name);
     ++state_->rows[i].counts.runs;
     std::size_t& last = asked();
@@ -112,18 +112,18 @@ class PassStatisticsOf {
 
   // run_after_pass_failed: the pass ended with an exception.
   void run_after_pass_failed(const PassInfo& info, const std::exception_ptr&) {
-    const std::lock_guard lock(state_->mutex);
+    const detail::LightLock lock(state_->mutex);
     ++state_->rows[row(info.name)].counts.failures;
   }
 
   PassCounts counts(std::string_view name) const {
-    const std::lock_guard lock(state_->mutex);
+    const detail::LightLock lock(state_->mutex);
     auto it = state_->index.find(name);
     return it == state_->index.end() ? PassCounts{} : counts_of(state_->rows[it->second]);
   }
 
   dependent_t<std::vector<std::pair<std::string, PassCounts>>, T> rows() const {
-    const std::lock_guard lock(state_->mutex);
+    const detail::LightLock lock(state_->mutex);
     dependent_t<std::vector<std::pair<std::string, PassCounts>>, T> out;
     out.reserve(state_->rows.size());
     for (const auto& r : state_->rows) out.emplace_back(r.name, counts_of(r));
@@ -143,7 +143,7 @@ class PassStatisticsOf {
   }
 
   void reset() {
-    const std::lock_guard lock(state_->mutex);
+    const detail::LightLock lock(state_->mutex);
     state_->rows.clear();
     state_->index.clear();
     state_->asked.clear();
@@ -165,7 +165,7 @@ class PassStatisticsOf {
   };
 
   struct State {
-    std::mutex mutex;  // guards everything below
+    detail::LightMutex mutex;  // guards everything below
     std::vector<Row> rows;
     std::unordered_map<std::string, std::size_t, Hash, std::equal_to<>> index;
     detail::PerThread<dependent_t<std::size_t, T>> asked;  // per thread: the row its last should_run asked

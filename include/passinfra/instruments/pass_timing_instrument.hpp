@@ -107,8 +107,8 @@
 #include "passinfra/core/pipeline_info.hpp"
 #include "passinfra/detail/atomic.hpp"
 #include "passinfra/detail/inline.hpp"
+#include "passinfra/detail/light_mutex.hpp"
 #include "passinfra/detail/std_algorithm.hpp"
-#include "passinfra/detail/std_mutex.hpp"
 #include "passinfra/detail/type_name.hpp"  // dependent_t
 #include "passinfra/detail/utf8.hpp"
 #include "passinfra/instruments/timing_clocks.hpp"  // and std::chrono's durations and clocks (see there)
@@ -756,7 +756,7 @@ class BasicPassTimingInstrument {
   // clear(): discards every recorded profile, on every thread. Not while
   // passes run with this instrument on another thread.
   void clear() {
-    std::lock_guard lock(state_->mutex);
+    detail::LightLock lock(state_->mutex);
     for (const auto& b : state_->buffers) b->clear();
   }
 
@@ -766,7 +766,7 @@ class BasicPassTimingInstrument {
   // (std::vector<PassProfile>, spelled dependently.)
   Dep<std::vector<PassProfile>> profile() const {
     Dep<std::vector<PassProfile>> roots;
-    std::lock_guard lock(state_->mutex);
+    detail::LightLock lock(state_->mutex);
     bool any = false;
     std::uint64_t origin = 0;
     Running running;
@@ -802,7 +802,7 @@ class BasicPassTimingInstrument {
 
  private:
   struct State {
-    mutable std::mutex mutex;  // guards `buffers` (the list; each buffer is its thread's)
+    mutable detail::LightMutex mutex;  // guards `buffers` (the list; each buffer is its thread's)
     Dep<std::vector<std::unique_ptr<Buffer>>> buffers;
   };
 
@@ -818,7 +818,7 @@ class BasicPassTimingInstrument {
     detail::TimingThreadSlot& slot = detail::timing_thread_slot(key_);
     if (slot.key == key_) return slot.buffer;
     const void* self = detail::thread_tag();
-    std::lock_guard lock(state_->mutex);
+    detail::LightLock lock(state_->mutex);
     Buffer* found = nullptr;
     for (const auto& b : state_->buffers) {
       if (b->thread == self) found = b.get();  // a thread that ended left it to us
@@ -943,7 +943,7 @@ class BasicPassTimingInstrument {
   [[gnu::noinline]] Buffer* buffer_if_any() noexcept {
     try {
       return buffer(false);
-    } catch (...) {  // std::mutex::lock may throw; then nothing was opened here anyway
+    } catch (...) {  // (the lookup is not noexcept); then nothing was opened here anyway
       return nullptr;
     }
   }

@@ -36,8 +36,8 @@
 
 #include "passinfra/core/ir_traits.hpp"
 #include "passinfra/core/pass_info.hpp"
+#include "passinfra/detail/light_mutex.hpp"
 #include "passinfra/detail/line_diff.hpp"
-#include "passinfra/detail/std_mutex.hpp"
 #include "passinfra/instruments/output.hpp"
 
 namespace passinfra {
@@ -81,7 +81,7 @@ class PrintIRChangedOf {
   static constexpr bool thread_safe = true;  // SPEC §11.8
 
   void exit_pass_ctx() noexcept {
-    const std::lock_guard lock(saved_->mutex);
+    const detail::LightLock lock(saved_->mutex);
     if (Stack* stack = saved_->stacks.find()) stack->clear();
   }
 
@@ -92,7 +92,7 @@ class PrintIRChangedOf {
     if constexpr (PrintableIR<IR>) {
       dependent_t<std::optional<std::string>, IR> text;
       if (filter_.matches(info.name)) text = ir_traits<IR>::print(ir);
-      const std::lock_guard lock(saved_->mutex);
+      const detail::LightLock lock(saved_->mutex);
       saved_->stacks.mine().push_back(std::move(text));
     }
   }
@@ -104,7 +104,7 @@ class PrintIRChangedOf {
     if constexpr (PrintableIR<IR>) {
       dependent_t<std::optional<std::string>, IR> before;
       {
-        const std::lock_guard lock(saved_->mutex);
+        const detail::LightLock lock(saved_->mutex);
         Stack* stack = saved_->stacks.find();
         if (stack == nullptr || stack->empty()) return;  // its input was dropped (exit_pass_ctx while it ran)
         before = std::move(stack->back());
@@ -135,7 +135,7 @@ class PrintIRChangedOf {
 
   // run_after_pass_failed: the pass produced no output; drop its input.
   void run_after_pass_failed(const PassInfo&, const std::exception_ptr&) noexcept {
-    const std::lock_guard lock(saved_->mutex);
+    const detail::LightLock lock(saved_->mutex);
     if (Stack* stack = saved_->stacks.find(); stack != nullptr && !stack->empty()) stack->pop_back();
   }
 
@@ -154,7 +154,7 @@ class PrintIRChangedOf {
   using Stack = dependent_t<std::vector<std::optional<std::string>>, T>;
   // The saved texts, one stack per thread that ran a pass under this instrument.
   struct Saved {
-    std::mutex mutex;                 // guards `stacks`
+    detail::LightMutex mutex;         // guards `stacks`
     detail::PerThread<Stack> stacks;  // one stack per thread that ran a pass under this instrument
   };
 
