@@ -138,6 +138,20 @@ template <class = void>
 }
 PASSINFRA_COLD_INSTANCE(void reject_options<void>(int, const std::vector<std::string>&))
 
+// check_options(options): what a context's constructor checks, out of its
+// way: throws the Error for the first bad field (reject_options), then
+// validates the config (check_config: validate_config, through the registry's
+// pointer, which may convert a value to its option's type).
+template <class = void>
+[[gnu::noinline]] void check_options(PassContextOptions& options) {
+  if (options.opt_level < 0 || has_empty_name(options.required_pass) || has_empty_name(options.disabled_pass))
+      [[unlikely]] {
+    reject_options(options.opt_level, options.required_pass);
+  }
+  check_config(options.config);
+}
+PASSINFRA_COLD_INSTANCE(void check_options<void>(PassContextOptions&))
+
 // Lists of pass names longer than this are looked up through a hash table
 // built once with the context (shorter ones by a linear search, which is
 // cheaper for a few names): PassEnabled stays O(1) per pass however many
@@ -319,19 +333,15 @@ class PassContext {
 
   explicit PassContext(PassContextOptions options, Instruments instruments = Instruments{})
       : opt_level_(options.opt_level),
-        required_(std::move(options.required_pass)),
-        disabled_(std::move(options.disabled_pass)),
-        required_index_(required_),  // (indexes into required_ / disabled_, which never change)
-        disabled_index_(disabled_),
-        config_(std::move(options.config)),
-        executor_(options.executor),
+        // (Moved through a dependent type: clang would define the options' move
+        // constructor where this template is defined, in every TU. Issue 18.)
+        options_(static_cast<detail::dependent_t<PassContextOptions, IR>&&>(options)),
+        required_index_(options_.required_pass),  // (indexes into the lists, which never change)
+        disabled_index_(options_.disabled_pass),
         instruments_(std::move(instruments)) {
-    if (opt_level_ < 0 || detail::has_empty_name(required_) || detail::has_empty_name(disabled_)) [[unlikely]] {
-      detail::reject_options(opt_level_, required_);
-    }
-    detail::check_config(config_);  // validate_config, through a pointer (config.hpp)
-    has_required_ = !required_.empty();
-    names_listed_ = has_required_ || !disabled_.empty();
+    detail::check_options(options_);
+    has_required_ = !options_.required_pass.empty();
+    names_listed_ = has_required_ || !options_.disabled_pass.empty();
   }
 
   // With an analysis manager (held by pointer; it outlives the context). A
@@ -374,11 +384,11 @@ class PassContext {
   }
 
   int opt_level() const noexcept { return opt_level_; }
-  const std::vector<std::string>& required_pass() const noexcept { return required_; }
-  const std::vector<std::string>& disabled_pass() const noexcept { return disabled_; }
-  const Config& config() const noexcept { return config_; }
+  const std::vector<std::string>& required_pass() const noexcept { return options_.required_pass; }
+  const std::vector<std::string>& disabled_pass() const noexcept { return options_.disabled_pass; }
+  const Config& config() const noexcept { return options_.config; }
   // executor(): where parallel nests run (SPEC §11.4); empty: nests are serial.
-  ExecutorRef executor() const noexcept { return executor_; }
+  ExecutorRef executor() const noexcept { return options_.executor; }
 
   // SPEC §2 PassEnabled: disabled wins, then required, then the opt_level.
   // The fast path is one flag test and one compare, small enough to inline
@@ -392,7 +402,7 @@ class PassContext {
   PASSINFRA_ALWAYS_INLINE bool is_required(std::string_view name) const noexcept {
     if (!has_required_) [[likely]]
       return false;
-    return contains(required_, required_index_, name);
+    return contains(options_.required_pass, required_index_, name);
   }
 
   // The state behind pass_enabled / is_required, for PassGate.
@@ -402,11 +412,11 @@ class PassContext {
 
   template <class T>
   T get_config(std::string_view key, T default_value) const {
-    return config_get<T>(config_, key, std::move(default_value));
+    return config_get<T>(options_.config, key, std::move(default_value));
   }
   template <class T>
   T get_config(const ConfigKey<T>& key) const {
-    return config_get<T>(config_, key.key, key.default_value);
+    return config_get<T>(options_.config, key.key, key.default_value);
   }
 
   Instruments& instruments() noexcept {
@@ -486,8 +496,8 @@ class PassContext {
   static constexpr bool has_scope_work = is_dynamic || !std::is_same_v<instrument_set_type, InstrumentSet<>>;
 
   [[gnu::noinline, gnu::pure]] bool pass_enabled_by_name(const PassInfo& info) const noexcept {
-    if (contains(disabled_, disabled_index_, info.name)) return false;
-    if (contains(required_, required_index_, info.name)) return true;
+    if (contains(options_.disabled_pass, disabled_index_, info.name)) return false;
+    if (contains(options_.required_pass, required_index_, info.name)) return true;
     return opt_level_ >= info.opt_level;
   }
 
@@ -515,12 +525,12 @@ class PassContext {
   int opt_level_;
   bool names_listed_ = false;
   bool has_required_ = false;
-  std::vector<std::string> required_;
-  std::vector<std::string> disabled_;
+  // The options as given, in one member: the context's destructor calls the
+  // destructor that a translation unit making a context compiles for its
+  // argument anyway (member by member, it compiled its own copy; issue 18).
+  PassContextOptions options_;
   detail::NameIndex required_index_;  // empty for a short list
   detail::NameIndex disabled_index_;
-  Config config_;
-  ExecutorRef executor_;
   instrument_set_type instruments_;
   [[no_unique_address]] std::conditional_t<has_analysis_manager, analysis_manager_type*, detail::NoManagerPointer>
       analysis_manager_{};
