@@ -331,11 +331,10 @@ class PassContext {
 
   PassContext() : PassContext(detail::dependent_t<PassContextOptions, IR>{}) {}
 
+  // (The options moved through a dependent type: clang would define their move
+  // constructor where this template is defined, in every TU. Issue 18.)
   explicit PassContext(PassContextOptions options, Instruments instruments = Instruments{})
-      : opt_level_(options.opt_level),
-        // (Moved through a dependent type: clang would define the options' move
-        // constructor where this template is defined, in every TU. Issue 18.)
-        options_(static_cast<detail::dependent_t<PassContextOptions, IR>&&>(options)),
+      : options_(static_cast<detail::dependent_t<PassContextOptions, IR>&&>(options)),
         required_index_(options_.required_pass),  // (indexes into the lists, which never change)
         disabled_index_(options_.disabled_pass),
         instruments_(std::move(instruments)) {
@@ -383,7 +382,7 @@ class PassContext {
     }
   }
 
-  int opt_level() const noexcept { return opt_level_; }
+  int opt_level() const noexcept { return options_.opt_level; }
   const std::vector<std::string>& required_pass() const noexcept { return options_.required_pass; }
   const std::vector<std::string>& disabled_pass() const noexcept { return options_.disabled_pass; }
   const Config& config() const noexcept { return options_.config; }
@@ -396,7 +395,7 @@ class PassContext {
   PASSINFRA_ALWAYS_INLINE bool pass_enabled(const PassInfo& info) const noexcept {
     if (names_listed_) [[unlikely]]
       return pass_enabled_by_name(info);
-    return opt_level_ >= info.opt_level;
+    return options_.opt_level >= info.opt_level;
   }
 
   PASSINFRA_ALWAYS_INLINE bool is_required(std::string_view name) const noexcept {
@@ -498,7 +497,7 @@ class PassContext {
   [[gnu::noinline, gnu::pure]] bool pass_enabled_by_name(const PassInfo& info) const noexcept {
     if (contains(options_.disabled_pass, disabled_index_, info.name)) return false;
     if (contains(options_.required_pass, required_index_, info.name)) return true;
-    return opt_level_ >= info.opt_level;
+    return options_.opt_level >= info.opt_level;
   }
 
   // Out of line: is_required is inlined at every child. (The search is the
@@ -522,10 +521,11 @@ class PassContext {
     instruments_.exit_pass_ctx(exception_in_flight);
   }
 
-  int opt_level_;
+  // Read by PassEnabled at every pass: whether a name list is set, whether
+  // required_pass is (the lists' emptiness, kept as two flags).
   bool names_listed_ = false;
   bool has_required_ = false;
-  // The options as given, in one member: the context's destructor calls the
+  // The options as given (opt_level too), in one member: the context's destructor calls the
   // destructor that a translation unit making a context compiles for its
   // argument anyway (member by member, it compiled its own copy; issue 18).
   PassContextOptions options_;
