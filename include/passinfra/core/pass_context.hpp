@@ -525,9 +525,10 @@ class PassContext {
   // required_pass is (the lists' emptiness, kept as two flags).
   bool names_listed_ = false;
   bool has_required_ = false;
-  // The options as given (opt_level too), in one member: the context's destructor calls the
-  // destructor that a translation unit making a context compiles for its
-  // argument anyway (member by member, it compiled its own copy; issue 18).
+  // The options as given (opt_level too), in one member: the context's
+  // destructor calls the destructor that a translation unit making a context
+  // compiles for its argument anyway (member by member, it compiled its own
+  // copy; issue 18).
   PassContextOptions options_;
   detail::NameIndex required_index_;  // empty for a short list
   detail::NameIndex disabled_index_;

@@ -245,20 +245,6 @@ template <class Gate>
 using gate_arg_t =
     std::conditional_t<std::is_trivially_copyable_v<Gate> && sizeof(Gate) <= 2 * sizeof(void*), Gate, const Gate&>;
 
-// element_t<K, Tuple>: the type of a FlatTuple's element K, deduced from
-// its base Slot<K, T> (slot_element: a declaration only, never called).
-// Through a class, so that each K is deduced once: the deduction looks at
-// every base of the tuple, and chunk asks for a child's type four times
-// (issue 18: as an alias, seq_200.cpp cost clang 6% more, g++ 1%).
-template <std::size_t K, class T>
-T slot_element(const Slot<K, T>&);
-template <std::size_t K, class Tuple>
-struct ElementOf {
-  using type = decltype(slot_element<K>(std::declval<const Tuple&>()));
-};
-template <std::size_t K, class Tuple>
-using element_t = typename ElementOf<K, Tuple>::type;
-
 // plain_child<C, IR, Ctx>(): C runs through run_child with nothing before it
 // but its PassEnabled test: table-runnable, a static PassInfo, no required
 // passes at run time. What a child of a generated or hand-listed pipeline
