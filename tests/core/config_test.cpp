@@ -186,6 +186,48 @@ TEST_CASE("core/config: an integer is accepted for a floating option and convert
   CHECK_THROWS_AS(passinfra::validate_config(back), passinfra::Error);
 }
 
+TEST_CASE(
+    "core/config: a ConfigEntry is made, copied, moved, assigned and destroyed like a struct of its key and value") {
+  // (Its value is destroyed through a pointer the constructor stored: issue
+  // 18. Under ASan, a value destroyed twice or never is a failure here.)
+  const std::string long_text(200, 'x');  // beyond any small-string buffer
+  Config config;
+  config.push_back({"pitest.core.entry.bool", true});
+  config.push_back({"pitest.core.entry.int", std::int64_t{-7}});
+  config.push_back({"pitest.core.entry.double", 2.5});
+  config.emplace_back("pitest.core.entry.string", long_text);
+  config.emplace_back("pitest.core.entry.list", StringList{long_text, "b"});
+  for (int i = 0; i < 40; ++i)
+    config.push_back(config[static_cast<std::size_t>(i % 5)]);  // copies, and moves on growth
+  REQUIRE(config.size() == 45);
+  CHECK(std::get<std::string>(config[43].value) == long_text);
+  CHECK(std::get<StringList>(config[44].value) == StringList{long_text, "b"});
+  CHECK(config[41].key == "pitest.core.entry.int");
+
+  const Config copy = config;  // a copy is independent of the original
+  config[3].value = std::int64_t{1};
+  config[4].key = "changed";
+  CHECK(std::get<std::string>(copy[3].value) == long_text);
+  CHECK(copy[4].key == "pitest.core.entry.list");
+
+  passinfra::ConfigEntry moved = std::move(config[4]);  // the moved-from entry stays valid
+  CHECK(std::get<StringList>(moved.value) == StringList{long_text, "b"});
+  config[4] = copy[3];  // copy-assigned over a list: the list goes, the string is copied
+  CHECK(std::get<std::string>(config[4].value) == long_text);
+  config[4] = std::move(moved);
+  CHECK(std::get<StringList>(config[4].value).size() == 2);
+  const passinfra::ConfigEntry& first = config[0];
+  config[0] = first;  // self-assignment keeps the entry
+  CHECK(config[0].key == "pitest.core.entry.bool");
+  CHECK(std::get<bool>(config[0].value));
+
+  const passinfra::ConfigEntry empty;  // an empty key and false, as a value-initialized struct
+  CHECK(empty.key.empty());
+  CHECK(std::get<bool>(empty.value) == false);
+  config.erase(config.begin(), config.begin() + 10);  // moves down, destroys the tail
+  CHECK(config.size() == 35);
+}
+
 TEST_CASE("core/config: config_get returns the value set, the last one if set twice, or the default") {
   const Config config{{"pitest.core.unroll_factor", std::int64_t{8}},  {"pitest.core.target", std::string("llvm")},
                       {"pitest.core.unroll_factor", std::int64_t{16}}, {"pitest.core.ratio", 0.5},

@@ -1,7 +1,7 @@
 // passinfra/core/config.hpp — typed options of a PassContext (SPEC §8).
 //
 // ConfigValue                       bool | std::int64_t | double | std::string | StringList
-// ConfigEntry{key, value}           one option as given to a context
+// ConfigEntry{key, value}           one option as given to a context (ConfigEntry() is {"", false})
 // Config                            std::vector<ConfigEntry>
 // ConfigType                        the registered type of an option
 // ConfigKey<T>{key, default}        a typed key for static code
@@ -28,6 +28,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <new>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -46,10 +47,65 @@ namespace passinfra {
 using StringList = std::vector<std::string>;
 using ConfigValue = std::variant<bool, std::int64_t, double, std::string, StringList>;
 
-struct ConfigEntry {
+namespace detail {
+// Destroys a ConfigEntry's value (through the entry's pointer: see ConfigEntry).
+template <class V = void>
+void destroy_config_value(dependent_t<ConfigValue, V>& value) noexcept {
+  value.~ConfigValue();
+}
+}  // namespace detail
+
+// ConfigEntry{key, value}: one option, made from a key and a value, copied,
+// moved and assigned like a struct of the two. What is unusual is how its
+// value is destroyed: through a pointer that the constructor which made the
+// value stored. Destroying a Config (every PassContextOptions does) then
+// compiles no std::variant destructor (a visit over the five types) in a
+// translation unit that never makes an entry (issue 18: a TU that makes one
+// context, benchmarks/compile_time.sh's context.cpp, g++ 3282 -> 3241 M
+// compiler instructions, clang 3158 -> 3007 M). Not an aggregate: no
+// designated initializers or structured bindings; `{key, value}` works.
+namespace detail {
+template <class V = void>
+struct ConfigEntryOf {
+  // (The value's type spelled dependently: clang would otherwise compile
+  // std::variant's special members where this template is defined.)
+  using value_type = dependent_t<ConfigValue, V>;
+
   std::string key;
-  ConfigValue value;
+  union {
+    value_type value;
+  };
+
+  ConfigEntryOf() : ConfigEntryOf(std::string(), value_type()) {}
+  ConfigEntryOf(std::string key_, value_type value_)
+      : key(static_cast<std::string&&>(key_)), destroy_(&destroy_config_value<V>) {
+    ::new (static_cast<void*>(&value)) value_type(static_cast<value_type&&>(value_));
+  }
+  ConfigEntryOf(const ConfigEntryOf& other) : key(other.key), destroy_(other.destroy_) {
+    ::new (static_cast<void*>(&value)) value_type(other.value);
+  }
+  ConfigEntryOf(ConfigEntryOf&& other) noexcept : key(static_cast<std::string&&>(other.key)), destroy_(other.destroy_) {
+    ::new (static_cast<void*>(&value)) value_type(static_cast<value_type&&>(other.value));
+  }
+  ConfigEntryOf& operator=(const ConfigEntryOf& other) {
+    if (this != &other) {
+      key = other.key;
+      value = other.value;
+    }
+    return *this;
+  }
+  ConfigEntryOf& operator=(ConfigEntryOf&& other) noexcept {
+    key = static_cast<std::string&&>(other.key);
+    value = static_cast<value_type&&>(other.value);
+    return *this;
+  }
+  ~ConfigEntryOf() { destroy_(value); }
+
+ private:
+  void (*destroy_)(value_type&) noexcept;
 };
+}  // namespace detail
+using ConfigEntry = detail::ConfigEntryOf<>;
 
 using Config = std::vector<ConfigEntry>;
 
