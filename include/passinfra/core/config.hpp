@@ -47,14 +47,6 @@ namespace passinfra {
 using StringList = std::vector<std::string>;
 using ConfigValue = std::variant<bool, std::int64_t, double, std::string, StringList>;
 
-namespace detail {
-// Destroys a ConfigEntry's value (through the entry's pointer: see ConfigEntry).
-template <class V = void>
-void destroy_config_value(dependent_t<ConfigValue, V>& value) noexcept {
-  value.~ConfigValue();
-}
-}  // namespace detail
-
 // ConfigEntry{key, value}: one option, made from a key and a value, copied,
 // moved and assigned like a struct of the two. What is unusual is how its
 // value is destroyed: through a pointer that the constructor which made the
@@ -64,7 +56,16 @@ void destroy_config_value(dependent_t<ConfigValue, V>& value) noexcept {
 // context, benchmarks/compile_time.sh's context.cpp, g++ 3282 -> 3241 M
 // compiler instructions, clang 3158 -> 3007 M). Not an aggregate: no
 // designated initializers or structured bindings; `{key, value}` works.
+// Every entry holds the same pointer (destroy_config_value<>); it is per
+// entry, not one shared variable, so that it is set where the value is made,
+// with no synchronization.
 namespace detail {
+// Destroys a ConfigEntry's value (through the entry's pointer).
+template <class V = void>
+void destroy_config_value(dependent_t<ConfigValue, V>& value) noexcept {
+  value.~ConfigValue();
+}
+
 template <class V = void>
 struct ConfigEntryOf {
   // (The value's type spelled dependently: clang would otherwise compile
