@@ -234,6 +234,32 @@ TEST_CASE("core/instrument_set: should_run asks everyone and ANDs, before and af
   started = 0;
   CHECK_THROWS_AS(set.run_after_pass(ir, info, started), TestError);
   CHECK(started == 2);
+  b.fail_at.reset();
+
+  // An instrument without pass hooks between two with them still counts:
+  // the third one's throw finds two returned, three started.
+  auto set2 = passinfra::make_instrument_set(std::ref(a), std::ref(c), std::ref(b));
+  b.fail_at = Hook::before;
+  returned = 0;
+  CHECK_THROWS_AS(set2.run_before_pass(ir, info, returned), TestError);
+  CHECK(returned == 2);
+  b.fail_at = Hook::after;
+  started = 0;
+  CHECK_THROWS_AS(set2.run_after_pass(ir, info, started), TestError);
+  CHECK(started == 3);
+  a.fail_at = Hook::after;  // the first one's throw: one started
+  b.fail_at.reset();
+  started = 0;
+  CHECK_THROWS_AS(set2.run_after_pass(ir, info, started), TestError);
+  CHECK(started == 1);
+  // The counts add to what they were (the caller's running total).
+  a.fail_at.reset();
+  returned = 5;
+  set2.run_before_pass(ir, info, returned);
+  CHECK(returned == 8);
+  started = 5;
+  set2.run_after_pass(ir, info, started);
+  CHECK(started == 8);
 }
 
 TEST_CASE("core/instrument_set: run_after_pass_failed reaches the positions from..to only") {
