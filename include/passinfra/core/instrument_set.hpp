@@ -117,6 +117,8 @@ consteval bool check_instrument() {
 template <bool... Bs>
 struct TruePositions {
   static constexpr std::size_t count = (std::size_t{0} + ... + std::size_t{Bs});
+  // (One leading flag and one spare slot, so that an empty pack still
+  // makes an array.)
   static constexpr auto positions = [] {
     constexpr bool flags[] = {false, Bs...};
     std::array<std::size_t, count + 1> at{};
@@ -275,7 +277,7 @@ class InstrumentSet {
       if (cleared_.value) return true;
       if constexpr (has_static_instruments_only) {
         [&]<std::size_t... K>(std::index_sequence<K...>) PASSINFRA_LAMBDA_INLINE {
-          ((run &= static_cast<bool>(detail::unwrap(detail::get<K>(items_)).should_run(ir, info))), ...);
+          ((run &= detail::unwrap(detail::get<K>(items_)).should_run(ir, info)), ...);  // bool: checked
         }(detail::true_positions_t<(HasShouldRun<U<Is>, IR> && detail::check_should_run_result<U<Is>, IR>())...>{});
       } else {
         for_each_instrument<detail::hook_should_run>([&](auto& instrument, std::size_t) PASSINFRA_LAMBDA_INLINE {
