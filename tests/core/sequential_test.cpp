@@ -313,6 +313,43 @@ TEST_CASE("core/sequential: blocks of plain children and a block with a per-obje
   expect_indexed_run(log2, passinfra::run(seq, TestIR{&log2}, ctx2), {}, {}, {});
 }
 
+// A block of plain children that hold state of their own (not stateless):
+// each runs as its own object, on both paths.
+namespace {
+template <std::size_t I>
+struct Weighted {
+  static constexpr PassInfo info = Indexed<I>::info;
+  int weight = 0;
+  TestIR transform(TestIR ir, auto&) const {
+    ir.trail.push_back(std::string(info.name) + "*" + std::to_string(weight));
+    return ir;
+  }
+};
+template <std::size_t... I>
+Sequential<Weighted<I>...> weighted_sequential(std::index_sequence<I...>) {
+  return Sequential<Weighted<I>...>(Weighted<I>{static_cast<int>(100 + I)}...);
+}
+}  // namespace
+
+TEST_CASE("core/sequential: blocks of children with state run each child's own object") {
+  const auto seq = weighted_sequential(std::make_index_sequence<kIndexed>{});
+  for (const bool names_listed : {false, true}) {
+    CAPTURE(names_listed);
+    std::vector<std::string> disabled, expected;
+    if (names_listed) disabled = {"N17"};
+    for (std::size_t i = 0; i < kIndexed; ++i) {
+      if (indexed_name(i) != "N17" || !names_listed)
+        expected.push_back(indexed_name(i) + "*" + std::to_string(100 + i));
+    }
+    EventLog log;
+    Recorder rec;
+    rec.name = "R";
+    rec.log = &log;
+    auto ctx = passinfra::make_pass_context<TestIR>({.opt_level = 3, .disabled_pass = disabled}, std::ref(rec));
+    CHECK(passinfra::run(seq, TestIR{&log}, ctx).trail == expected);
+  }
+}
+
 namespace {
 struct Uninitialized {  // a pass whose state has no initializer of its own
   static constexpr PassInfo info{"Uninitialized", 0};

@@ -258,6 +258,36 @@ consteval bool plain_child() {
   }
 }
 
+// ChildBlocks<mp_list<>, Ps...>::type: the children's types cut into
+// blocks of inline_block, in order: mp_list<mp_list<P0, ..., P15>,
+// mp_list<P16, ...>, ...>, the last one 1 to 16 long. Peeled 16 at a time
+// (N / 16 steps), so that a block of a long Sequential (run_block) names its
+// children's types without looking each up by its index among all N, as
+// element_t and get do by deduction from the tuple's N bases (issue 18: at
+// N = 1000 that was a quarter of g++'s front end; seq_1000.cpp's front end
+// -23%, seq_200.cpp's -2.4%).
+template <class Done, class... Ts>
+struct ChildBlocks;
+template <class... Bs, class... Ts>
+struct ChildBlocks<boost::mp11::mp_list<Bs...>, Ts...> {
+  using type = boost::mp11::mp_list<Bs..., boost::mp11::mp_list<Ts...>>;
+};
+template <class... Bs, class T0, class T1, class T2, class T3, class T4, class T5, class T6, class T7, class T8,
+          class T9, class T10, class T11, class T12, class T13, class T14, class T15, class T16, class... Rest>
+struct ChildBlocks<boost::mp11::mp_list<Bs...>, T0, T1, T2, T3, T4, T5, T6, T7, T8, T9, T10, T11, T12, T13, T14, T15,
+                   T16, Rest...>
+    : ChildBlocks<boost::mp11::mp_list<Bs..., boost::mp11::mp_list<T0, T1, T2, T3, T4, T5, T6, T7, T8, T9, T10, T11,
+                                                                   T12, T13, T14, T15>>,
+                  T16, Rest...> {};
+static_assert(inline_block == 16, "ChildBlocks peels inline_block types at a time");
+
+// slot_value<K, C>(tuple): a FlatTuple's element K, whose type C the caller
+// knows (no deduction from the tuple's bases).
+template <std::size_t K, class C, class Tuple>
+PASSINFRA_ALWAYS_INLINE const C& slot_value(const Tuple& tuple) noexcept {
+  return static_cast<const Slot<K, C>&>(tuple).value;
+}
+
 // ChildStep(ir, ctx, gate)(child): SPEC §4 for one child of a Sequential,
 // updating `ir`. It calls the hooks through its own hook_view of the
 // context's instruments (see InstrumentSet::hook_view), made once for all
@@ -295,24 +325,29 @@ struct ChildStep {
     }
   }
 
-  // chunk<Offset>(tuple, index_sequence<I...>): the children Offset + I of
-  // `tuple`, in order: a block of a long Sequential (run_block). When all
-  // are plain children, as one fold of plain_step calls: a child then costs
-  // the compiler no function of its own but its table entry (transform_entry;
-  // issue 18: seq_200.cpp -8% on each compiler). Else one operator() per
-  // child. A short Sequential (run_children's inline case) keeps operator():
-  // there the fold made g++ 12 thread jumps differently (dispatch_callgrind's
-  // seq_hooks at N = 10: 82 -> 92 instructions per run).
-  template <std::size_t Offset, class Tuple, std::size_t... I>
-  PASSINFRA_ALWAYS_INLINE void chunk(const Tuple& tuple, std::index_sequence<I...>) {
-    if constexpr (all_true<plain_child<element_t<Offset + I, Tuple>, IR, Ctx>()...>()) {
-      // (The child reached through its Slot, as detail::get does, without a
-      // get<I> function per child.)
-      (plain_step(info_of<element_t<Offset + I, Tuple>>, &transform_entry<element_t<Offset + I, Tuple>, IR, Ctx>,
-                  &static_cast<const Slot<Offset + I, element_t<Offset + I, Tuple>>&>(tuple).value),
-       ...);
+  // chunk<Offset>(tuple, mp_list<Cs...>, index_sequence<I...>): the
+  // children Offset + I of `tuple`, whose types are Cs, in order: a block of
+  // a long Sequential (run_block). When all are plain children, as one fold
+  // of plain_step calls: a child then costs the compiler no function of its
+  // own but its table entry (transform_entry; issue 18: seq_200.cpp -8% on
+  // each compiler). Else one operator() per child. A short Sequential
+  // (run_children's inline case) keeps operator(): there the fold made g++ 12
+  // thread jumps differently (dispatch_callgrind's seq_hooks at N = 10: 82 ->
+  // 92 instructions per run). The types come with the block (ChildBlocks):
+  // finding a child's type from its index (element_t, get) looks at every
+  // base of the tuple, which made the compiler's work per child grow with
+  // the length of the Sequential.
+  template <std::size_t Offset, class Tuple, class... Cs, std::size_t... I>
+  PASSINFRA_ALWAYS_INLINE void chunk(const Tuple& tuple, boost::mp11::mp_list<Cs...>, std::index_sequence<I...>) {
+    if constexpr (all_true<plain_child<Cs, IR, Ctx>()...>()) {
+      if constexpr (all_true<stateless_child<Cs>...>()) {
+        // no addresses: transform_entry makes a stateless child where it runs it
+        (plain_step(info_of<Cs>, &transform_entry<Cs, IR, Ctx>, nullptr), ...);
+      } else {
+        (plain_step(info_of<Cs>, &transform_entry<Cs, IR, Ctx>, child_address(slot_value<Offset + I, Cs>(tuple))), ...);
+      }
     } else {
-      ((*this)(detail::get<Offset + I>(tuple)), ...);
+      ((*this)(slot_value<Offset + I, Cs>(tuple)), ...);
     }
   }
   PASSINFRA_ALWAYS_INLINE void plain_step(const PassInfo& info, IR (*transform)(const void*, IR, Ctx&),
@@ -432,7 +467,9 @@ class Sequential : public CallablePass<Sequential<Ps...>> {
   [[gnu::noinline]] IR run_block(IR ir, Ctx& ctx, detail::gate_arg_t<Gate> gate) const {
     static_assert(Count <= detail::fold_chunk);  // one fold
     detail::ChildStep<IR, Ctx, Gate> step(ir, ctx, gate);
-    step.template chunk<Offset>(passes_, std::make_index_sequence<Count>{});
+    using Block = boost::mp11::mp_at_c<typename detail::ChildBlocks<boost::mp11::mp_list<>, Ps...>::type,
+                                       Offset / detail::inline_block>;
+    step.template chunk<Offset>(passes_, Block{}, std::make_index_sequence<Count>{});
     return ir;
   }
   // Out of line, reading the gate again (the options are fixed): the inline
