@@ -263,7 +263,7 @@ consteval bool plain_child() {
 // mp_list<P16, ...>, ...>, the last one 1 to 16 long. Peeled 16 at a time
 // (N / 16 steps), so that a block of a long Sequential (run_block) names its
 // children's types without looking each up by its index among all N, as
-// element_t and get do by deduction from the tuple's N bases (issue 18: at
+// get does by deduction from the tuple's N bases (issue 18: at
 // N = 1000 that was a quarter of g++'s front end; seq_1000.cpp's front end
 // -23%, seq_200.cpp's -2.4%).
 template <class Done, class... Ts>
@@ -334,7 +334,7 @@ struct ChildStep {
   // (run_children's inline case) keeps operator(): there the fold made g++ 12
   // thread jumps differently (dispatch_callgrind's seq_hooks at N = 10: 82 ->
   // 92 instructions per run). The types come with the block (ChildBlocks):
-  // finding a child's type from its index (element_t, get) looks at every
+  // finding a child's type from its index (get) looks at every
   // base of the tuple, which made the compiler's work per child grow with
   // the length of the Sequential.
   template <std::size_t Offset, class Tuple, class... Cs, std::size_t... I>

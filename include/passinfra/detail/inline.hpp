@@ -115,9 +115,10 @@ concept convertible_to_type = requires(void (*take)(To), From && (*make)()) {
 // FlatTuple<Ts...>: the children of a Sequential and the instruments of an
 // InstrumentSet, one base Slot<I, T> per element (empty elements take no
 // room, final ones included: the element is a [[no_unique_address]] member,
-// not a base); get<I>(tuple) is the I-th element, element_t<I, Tuple> its
-// type. get deduces T from the base, so the function made per element names
-// only I and T. A tuple read through at_c<I, Ts...> makes one function per
+// not a base); get<I>(tuple) is the I-th element. get deduces T from the
+// base, so the function made per element names only I and T (deducing looks
+// at every base: a long pipeline names its blocks' types instead, see
+// ChildBlocks in core/sequential.hpp). A tuple read through at_c<I, Ts...> makes one function per
 // element whose template arguments are the whole pack: a Sequential of N
 // children cost the compiler O(N^2) in template arguments and symbol names
 // (benchmarks/README.md, Compile time). FlatTuple needs no tuple library, so passinfra/core.hpp
@@ -165,22 +166,6 @@ template <std::size_t I, class T>
 constexpr T& get(Slot<I, T>& slot) noexcept {
   return slot.value;
 }
-
-// element_t<K, Tuple>: the type of a FlatTuple's element K, deduced from
-// its base Slot<K, T> as get deduces it (slot_element: a declaration only,
-// never called). Through a class, so that each K is deduced once: the
-// deduction looks at every base of the tuple, and Sequential's chunk asks
-// for a child's type four times (issue 18: as an alias, seq_200.cpp cost
-// clang 6% more instructions, g++ 0.5%; seq_1000.cpp, together with the
-// trivial Slot above, 33% / 6%).
-template <std::size_t K, class T>
-T slot_element(const Slot<K, T>&);
-template <std::size_t K, class Tuple>
-struct ElementOf {
-  using type = decltype(slot_element<K>(std::declval<const Tuple&>()));
-};
-template <std::size_t K, class Tuple>
-using element_t = typename ElementOf<K, Tuple>::type;
 
 // for_each_element(tuple, f): f(element) for each element of a FlatTuple, in
 // order, as inlined folds (a for_each that is not always inlined would keep
