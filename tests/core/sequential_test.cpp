@@ -347,6 +347,9 @@ TEST_CASE("core/sequential: blocks of children with state run each child's own o
     rec.log = &log;
     auto ctx = passinfra::make_pass_context<TestIR>({.opt_level = 3, .disabled_pass = disabled}, std::ref(rec));
     CHECK(passinfra::run(seq, TestIR{&log}, ctx).trail == expected);
+    // Without pass hooks all children run inline, 16 at a time (each_child).
+    auto hook_free = passinfra::make_pass_context<TestIR>({.opt_level = 3, .disabled_pass = disabled});
+    CHECK(passinfra::run(seq, TestIR{&log}, hook_free).trail == expected);
   }
 }
 

@@ -288,6 +288,19 @@ PASSINFRA_ALWAYS_INLINE const C& slot_value(const Tuple& tuple) noexcept {
   return static_cast<const Slot<K, C>&>(tuple).value;
 }
 
+// child_addresses<Cs...>(tuple, index_sequence<I...>): child_address of each
+// element of `tuple` (whose types are Cs), in order. A function template,
+// not a generic lambda in the Sequential's member: g++ 12 substitutes such a
+// lambda's pack expansion in two steps and its work grew with N per child
+// (issue 18: a hook-free Sequential of 1000 children with state, front end
+// 10541 -> 8683 M). Calls that take the tuple are qualified: unqualified,
+// argument-dependent lookup visits every one of its N template arguments.
+template <class... Cs, class Tuple, std::size_t... I>
+PASSINFRA_ALWAYS_INLINE std::array<const void*, sizeof...(Cs)> child_addresses(const Tuple& tuple,
+                                                                               std::index_sequence<I...>) {
+  return {detail::child_address(detail::slot_value<I, Cs>(tuple))...};
+}
+
 // ChildStep(ir, ctx, gate)(child): SPEC §4 for one child of a Sequential,
 // updating `ir`. It calls the hooks through its own hook_view of the
 // context's instruments (see InstrumentSet::hook_view), made once for all
@@ -344,11 +357,19 @@ struct ChildStep {
         // no addresses: transform_entry makes a stateless child where it runs it
         (plain_step(info_of<Cs>, &transform_entry<Cs, IR, Ctx>, nullptr), ...);
       } else {
-        (plain_step(info_of<Cs>, &transform_entry<Cs, IR, Ctx>, child_address(slot_value<Offset + I, Cs>(tuple))), ...);
+        (plain_step(info_of<Cs>, &transform_entry<Cs, IR, Ctx>,
+                    child_address(detail::slot_value<Offset + I, Cs>(tuple))),
+         ...);
       }
     } else {
-      ((*this)(slot_value<Offset + I, Cs>(tuple)), ...);
+      each<Offset>(tuple, boost::mp11::mp_list<Cs...>{}, std::index_sequence<I...>{});
     }
+  }
+  // each<Offset>(tuple, mp_list<Cs...>, index_sequence<I...>): operator() on
+  // the children Offset + I of `tuple`, whose types are Cs, in order.
+  template <std::size_t Offset, class Tuple, class... Cs, std::size_t... I>
+  PASSINFRA_ALWAYS_INLINE void each(const Tuple& tuple, boost::mp11::mp_list<Cs...>, std::index_sequence<I...>) {
+    ((*this)(detail::slot_value<Offset + I, Cs>(tuple)), ...);
   }
   PASSINFRA_ALWAYS_INLINE void plain_step(const PassInfo& info, IR (*transform)(const void*, IR, Ctx&),
                                           const void* child) {
@@ -446,12 +467,26 @@ class Sequential : public CallablePass<Sequential<Ps...>> {
     using Set = std::remove_cvref_t<decltype(ctx.instrument_set())>;
     if constexpr (n <= detail::inline_block || Set::template hook_free<IR>) {
       detail::ChildStep<IR, Ctx, Gate> step(ir, ctx, gate);
-      detail::for_each_element<n>(passes_, step);
+      if constexpr (n > 0) {
+        using Blocks = typename detail::ChildBlocks<boost::mp11::mp_list<>, Ps...>::type;
+        each_child(step, Blocks{}, std::make_index_sequence<boost::mp11::mp_size<Blocks>::value>{});
+      }
       return ir;
     } else {
       return run_blocks(std::move(ir), ctx, gate,
                         std::make_index_sequence<detail::chunk_count(n, detail::inline_block)>{});
     }
+  }
+  // each_child(step, blocks, index_sequence<B...>): step on every child in
+  // order, inline, a block of inline_block at a time (ChildBlocks: the
+  // types come with the block, so no child's type is deduced from the
+  // tuple's N bases, which made a hook-free Sequential quadratic to compile;
+  // the object code is the same as through get).
+  template <class Step, class... Blocks, std::size_t... B>
+  PASSINFRA_ALWAYS_INLINE void each_child(Step& step, boost::mp11::mp_list<Blocks...>,
+                                          std::index_sequence<B...>) const {
+    constexpr std::size_t n = sizeof...(Ps), k = detail::inline_block;
+    (step.template each<B * k>(passes_, Blocks{}, std::make_index_sequence<detail::chunk_length(n, k, B)>{}), ...);
   }
   template <class IR, class Ctx, class Gate, std::size_t... B>
   PASSINFRA_ALWAYS_INLINE IR run_blocks(IR ir, Ctx& ctx, const Gate& gate, std::index_sequence<B...>) const {
@@ -483,9 +518,7 @@ class Sequential : public CallablePass<Sequential<Ps...>> {
       if constexpr (detail::all_true<detail::stateless_child<Ps>...>()) {
         return detail::run_entries(std::move(ir), ctx, gate, table, nullptr, sizeof...(Ps));
       } else {
-        const auto children = [&]<std::size_t... I>(std::index_sequence<I...>) {
-          return std::array<const void*, sizeof...(Ps)>{detail::child_address(detail::get<I>(passes_))...};
-        }(std::index_sequence_for<Ps...>{});
+        const auto children = detail::child_addresses<Ps...>(passes_, std::index_sequence_for<Ps...>{});
         return detail::run_entries(std::move(ir), ctx, gate, table, children.data(), sizeof...(Ps));
       }
     } else {
