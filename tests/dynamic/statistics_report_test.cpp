@@ -6,6 +6,8 @@
 #include <thread>
 #include <vector>
 
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
 #include <passinfra/dynamic/statistics_report.hpp>
 #include <passinfra/passinfra.hpp>
 
@@ -115,6 +117,31 @@ TEST_CASE("collect_statistics: pipeline order, instances, required passes, stati
   const passinfra::AnyPass<IR> with_required(Plain{}, {passinfra::AnyPass<IR>(Counting{})});
   CHECK(passinfra::collect_statistics(with_required).size() == 1);
   CHECK(passinfra::collect_statistics(passinfra::AnyPass<IR>(Plain{})).empty());
+}
+
+// A Sequential of a thousand children: passes()'s std::tuple of that many
+// is past g++'s template depth, so the walks over a pipeline go through
+// for_each_child (this file would not compile otherwise).
+TEST_CASE("collect_statistics: a static Sequential of 1000 children, and its AnyPass") {
+  using IR = int;
+  namespace mp = boost::mp11;
+  using Long =
+      mp::mp_rename<mp::mp_push_back<mp::mp_push_front<mp::mp_repeat_c<mp::mp_list<Plain>, 998>, Counting>, Grouped>,
+                    passinfra::Sequential>;
+  static_assert(Long::size == 1000);
+  const Long seq;
+  passinfra::PassContext<IR> ctx;
+  CHECK(passinfra::run(seq, 0, ctx) == 2);
+  const auto entries = passinfra::collect_statistics(seq);
+  REQUIRE(entries.size() == 2);
+  CHECK(entries[0].pass == "Counting");
+  CHECK(entries[0].statistics == std::vector<passinfra::StatisticValue>{{"folded", "Number of calls folded", 7},
+                                                                        {"visited", "Number of calls visited", 1}});
+  CHECK(entries[1].pass == "Grouped");
+  CHECK(entries[1].statistics == std::vector<passinfra::StatisticValue>{{"ops.1", "Number of ops of this kind", 1}});
+  const passinfra::AnyPass<IR> erased(seq);
+  CHECK(passinfra::collect_statistics(erased).size() == 2);
+  CHECK(passinfra::run(erased, 0, ctx) == 2);
 }
 
 TEST_CASE("format_statistics: MLIR's list, merged by pass name, sorted, aligned") {

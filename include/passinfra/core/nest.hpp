@@ -5,7 +5,7 @@
 // nest<Unit>([PassInfo,] [NestOptions,] passes...)   the same from values
 // NestOptions{.serial = false}            serial: never run this nest's units in parallel
 // n.info()                                {ir_traits<Unit>::name (else "nest"), 0} unless given
-// n.options() / n.child<I>() / n.passes() / Nest<...>::size
+// n.options() / n.child<I>() / n.passes() / n.for_each_child(f) / Nest<...>::size
 // UnitContext<Parent, Unit, Ctx>          what a unit pass's transform(Unit, ctx&) receives:
 //   ctx.parent()                          the nest's input (SPEC §11.2: the parent as the nest began)
 //   ctx.unit_name() / unit_index() / unit_count() / pipeline()
@@ -777,6 +777,10 @@ class Nest : public CallablePass<Nest<Unit, Ps...>> {
     return children_.template child<I>();
   }
   constexpr std::tuple<const Ps&...> passes() const noexcept { return children_.passes(); }
+  template <class F>
+  void for_each_child(F&& f) const {
+    children_.for_each_child(f);
+  }
 
   template <class Parent, class Ctx>
   Parent transform(Parent parent, Ctx& ctx) const {

@@ -7,6 +7,7 @@
 // Sequential<Ps...>::size              the number of children
 // seq.child<I>()                       the I-th child (a const reference)
 // seq.passes()                         the children as a std::tuple of const references
+// seq.for_each_child(f)                 f(child) for each child, in order (any length)
 // run_required(child, ir, ctx)         SPEC §4 step 2 for one child
 //
 // For each child, in order: if !ctx.pass_enabled(child) it is skipped
@@ -301,6 +302,17 @@ PASSINFRA_ALWAYS_INLINE std::array<const void*, sizeof...(Cs)> child_addresses(c
   return {detail::child_address(detail::slot_value<I, Cs>(tuple))...};
 }
 
+// ChildVisit<F&>{f}: f on the children of a block, for
+// Sequential::for_each_child (each_child, as in a run, with f for the step).
+template <class F>
+struct ChildVisit {
+  F f;
+  template <std::size_t Offset, class Tuple, class... Cs, std::size_t... I>
+  void each(const Tuple& tuple, boost::mp11::mp_list<Cs...>, std::index_sequence<I...>) {
+    (f(detail::slot_value<Offset + I, Cs>(tuple)), ...);
+  }
+};
+
 // ChildStep(ir, ctx, gate)(child): SPEC §4 for one child of a Sequential,
 // updating `ir`. It calls the hooks through its own hook_view of the
 // context's instruments (see InstrumentSet::hook_view), made once for all
@@ -415,6 +427,17 @@ class Sequential : public CallablePass<Sequential<Ps...>> {
     return [this]<std::size_t... I>(std::index_sequence<I...>) {
       return std::tuple<const Ps&...>(detail::get<I>(passes_)...);
     }(std::index_sequence_for<Ps...>{});
+  }
+  // for_each_child(f): f(child) for each child, in order. What passinfra's
+  // own walks over a pipeline use (statistics, nesting depth): passes()'s
+  // std::tuple of a thousand children is past g++'s template depth (900).
+  template <class F>
+  void for_each_child(F&& f) const {
+    if constexpr (sizeof...(Ps) > 0) {
+      detail::ChildVisit<F&> visit{f};
+      using Blocks = typename detail::ChildBlocks<boost::mp11::mp_list<>, Ps...>::type;
+      each_child(visit, Blocks{}, std::make_index_sequence<boost::mp11::mp_size<Blocks>::value>{});
+    }
   }
 
   // run_children_gated(ir, ctx, gate): the children under a gate state the

@@ -182,7 +182,8 @@ std::string_view statistics_pass_name(const P& pass) {
 // visit_statistics(pass, visitor): the pass's own counters (if it lists
 // any), then what it holds, in pipeline order: an erased pass through its
 // own visit_statistics (AnyPass), a wrapped pass (`pass()`, RegistryPass),
-// children (`passes()`: a tuple for Sequential, a range for DynamicSequential).
+// children (`for_each_child` for Sequential and Nest, else `passes()`: a
+// tuple, or a range for DynamicSequential).
 template <class P>
 void visit_statistics(const P& pass, StatisticsVisitor& visitor) {
   if constexpr (requires { pass.visit_statistics(visitor); }) {
@@ -195,7 +196,9 @@ void visit_statistics(const P& pass, StatisticsVisitor& visitor) {
     if constexpr (requires { pass.pass(); }) {
       visit_statistics(pass.pass(), visitor);
     }
-    if constexpr (requires { std::tuple_size<std::remove_cvref_t<decltype(pass.passes())>>::value; }) {
+    if constexpr (requires { pass.for_each_child([](const auto&) {}); }) {
+      pass.for_each_child([&](const auto& child) { visit_statistics(child, visitor); });
+    } else if constexpr (requires { std::tuple_size<std::remove_cvref_t<decltype(pass.passes())>>::value; }) {
       std::apply([&](const auto&... child) { (visit_statistics(child, visitor), ...); }, pass.passes());
     } else if constexpr (requires { pass.passes().begin(); }) {
       for (const auto& child : pass.passes()) visit_statistics(child, visitor);

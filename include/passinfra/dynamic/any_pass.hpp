@@ -75,8 +75,7 @@ std::size_t nesting_depth(const P& pass) {
     return pass.nesting_depth();
   } else if constexpr (is_static_sequential<P>) {
     std::size_t deepest = 0;
-    std::apply([&](const auto&... child) { ((deepest = std::max(deepest, nesting_depth(child))), ...); },
-               pass.passes());
+    pass.for_each_child([&](const auto& child) { deepest = std::max(deepest, nesting_depth(child)); });
     return deepest + 1;
   } else {
     return 1;
