@@ -117,12 +117,13 @@ concept convertible_to_type = requires(void (*take)(To), From && (*make)()) {
 // room, final ones included: the element is a [[no_unique_address]] member,
 // not a base); get<I>(tuple) is the I-th element. get deduces T from the
 // base, so the function made per element names only I and T (deducing looks
-// at every base: a long pipeline names its blocks' types instead, see
-// ChildBlocks in core/sequential.hpp). A tuple read through at_c<I, Ts...> makes one function per
-// element whose template arguments are the whole pack: a Sequential of N
-// children cost the compiler O(N^2) in template arguments and symbol names
-// (benchmarks/README.md, Compile time). FlatTuple needs no tuple library, so passinfra/core.hpp
-// includes none (issue 18).
+// at every base: a Sequential names its blocks' types instead, see
+// ChildBlocks in core/sequential.hpp). A tuple read through at_c<I, Ts...>
+// makes one function per element whose template arguments are the whole
+// pack: a Sequential of N children cost the compiler O(N^2) in template
+// arguments and symbol names (benchmarks/README.md, Compile time).
+// FlatTuple needs no tuple library, so passinfra/core.hpp includes none
+// (issue 18).
 template <std::size_t I, class T>
 struct Slot {
   [[no_unique_address]] T value{};
