@@ -208,10 +208,14 @@ constexpr std::span<const std::string_view> required_span(std::span<const std::s
   return fallback;
 }
 
-// info_of<P> for a pass with a static PassInfo: is a PassInfo, and callable.
-template <class P>
+// info_of<P> for a pass with a static PassInfo: is a PassInfo, and callable
+// (the object is not looked at). One class for every such pass, not one per
+// pass type (issue 18: a class instance less per child of a Sequential).
 struct StaticInfoOf : PassInfo {
-  constexpr const PassInfo& operator()(const P&) const noexcept { return *this; }
+  template <class P>
+  constexpr const PassInfo& operator()(const P&) const noexcept {
+    return *this;
+  }
 };
 
 // info_of<P> for a pass whose info is per object: only callable. A pass
@@ -244,12 +248,12 @@ struct NotAPassInfo {};
 
 template <class P>
 constexpr auto make_info_of() {
-  if constexpr (HasPassInfoMember<P>) {
-    return MemberInfoOf<P>{};
-  } else if constexpr (HasStaticPassInfo<P>) {
+  if constexpr (HasStaticPassInfo<P>) {
     PassInfo info = P::info;
     if constexpr (DeclaresRequired<P>) info.required = required_span<P>(info.required);
-    return StaticInfoOf<P>{info};
+    return StaticInfoOf{info};
+  } else if constexpr (HasPassInfoMember<P>) {
+    return MemberInfoOf<P>{};
   } else {
     return NotAPassInfo{};
   }

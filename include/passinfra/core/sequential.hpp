@@ -144,12 +144,17 @@ PassInfo object_info_entry(const void* child) {
   return info_of<C>(ChildObject<C>(child).object);
 }
 
-// table_runnable<C, IR, Ctx>(): the child runs through run_child (inline)
-// and a ChildEntry (the general path): a checked pass under a context
-// without analyses whose hooks are called one by one. Otherwise (analyses,
-// a type-erased hook sequence) it runs through run_gated.
-// requires_passes_at_run<C, IR, Ctx>(): it has required passes to run first.
-// (The context's part is asked once per context type, not per child.)
+// TableRunnable<C, IR, Ctx>: the child runs through run_child (inline)
+// and a ChildEntry (the general path): a pass with a transform for this IR
+// and context, under a context without analyses whose hooks are called one
+// by one. Otherwise (analyses, a type-erased hook sequence, or no such
+// transform) it runs through run_gated, whose check_run says what is wrong.
+// RequiresPassesAtRun<C, IR, Ctx>: it has required passes to run first.
+// Concepts, not consteval functions: a child costs the compiler a
+// satisfaction check, not a function instantiated and evaluated (issue 18;
+// with the other per-child changes of the fifteenth session, seq_200.cpp's
+// front end -7%). The context's part is asked once per context type.
+// (The Sequential has checked that each child is a pass: children_ok.)
 template <class IR, class Ctx>
 consteval bool context_runs_table() {
   using Hooks = std::remove_reference_t<decltype(hook_view(std::declval<Ctx&>().instrument_set()))>;
@@ -162,34 +167,27 @@ consteval bool context_runs_table() {
   }
 }
 template <class C, class IR, class Ctx>
-consteval bool table_runnable() {
-  if constexpr (!check_run<C, IR, Ctx>()) {
-    return false;
-  } else {
-    return context_runs_table<IR, Ctx>();
-  }
-}
+concept TableRunnable = PassRunContext<Ctx> && HasTransform<C, IR, Ctx> && context_runs_table<IR, Ctx>();
 template <class C, class IR, class Ctx>
-consteval bool requires_passes_at_run() {
-  if constexpr (requires(const C& c, IR i, Ctx& x) { c.run_required(std::move(i), x); }) {
-    return true;
-  } else if constexpr (required_passes_t<C>::valid) {
-    return boost::mp11::mp_size<typename required_passes_t<C>::list>::value != 0;
-  } else {
-    return true;
-  }
-}
+concept RequiresPassesAtRun = requires(const C& c, IR i, Ctx& x) { c.run_required(std::move(i), x); } ||
+                              (DeclaresRequired<C> && !std::is_same_v<required_passes_t<C>, requires_passes<>>);
 
+// child_entry<IR, Ctx, Gate, C>(): C's row of the table. A plain child's
+// row is made in one piece (cheaper to compile than assigning its fields).
 template <class IR, class Ctx, class Gate, class C>
 consteval ChildEntry<IR, Ctx, Gate> child_entry() {
-  ChildEntry<IR, Ctx, Gate> entry{{}, nullptr, &transform_entry<C, IR, Ctx>, nullptr};
-  if constexpr (static_info_child<C>) {
-    entry.info = info_of<C>;
+  if constexpr (static_info_child<C> && !RequiresPassesAtRun<C, IR, Ctx>) {
+    return {info_of<C>, nullptr, &transform_entry<C, IR, Ctx>, nullptr};
   } else {
-    entry.object_info = &object_info_entry<C>;
+    ChildEntry<IR, Ctx, Gate> entry{{}, nullptr, &transform_entry<C, IR, Ctx>, nullptr};
+    if constexpr (static_info_child<C>) {
+      entry.info = info_of<C>;
+    } else {
+      entry.object_info = &object_info_entry<C>;
+    }
+    if constexpr (RequiresPassesAtRun<C, IR, Ctx>) entry.run_required = &run_required_entry<C, IR, Ctx, Gate>;
+    return entry;
   }
-  if constexpr (requires_passes_at_run<C, IR, Ctx>()) entry.run_required = &run_required_entry<C, IR, Ctx, Gate>;
-  return entry;
 }
 template <class IR, class Ctx, class Gate, class... Cs>
 inline constexpr ChildEntry<IR, Ctx, Gate> child_table[sizeof...(Cs)] = {child_entry<IR, Ctx, Gate, Cs>()...};
@@ -245,19 +243,6 @@ template <class IR, class Ctx, class Gate>
 template <class Gate>
 using gate_arg_t =
     std::conditional_t<std::is_trivially_copyable_v<Gate> && sizeof(Gate) <= 2 * sizeof(void*), Gate, const Gate&>;
-
-// plain_child<C, IR, Ctx>(): C runs through run_child with nothing before it
-// but its PassEnabled test: table-runnable, a static PassInfo, no required
-// passes at run time. What a child of a generated or hand-listed pipeline
-// usually is.
-template <class C, class IR, class Ctx>
-consteval bool plain_child() {
-  if constexpr (table_runnable<C, IR, Ctx>() && static_info_child<C>) {
-    return !requires_passes_at_run<C, IR, Ctx>();
-  } else {
-    return false;
-  }
-}
 
 // ChildBlocks<mp_list<>, Ps...>::type: the children's types cut into
 // blocks of inline_block, in order: mp_list<mp_list<P0, ..., P15>,
@@ -339,13 +324,12 @@ struct ChildStep {
 
   template <class C>
   PASSINFRA_ALWAYS_INLINE void operator()(const C& child) {
-    if constexpr (table_runnable<C, IR, Ctx>()) {
+    if constexpr (TableRunnable<C, IR, Ctx>) {
       // SPEC §3 written out here, so that a child costs the compiler one
       // function besides its body (issue 18); the rest goes through run_gated.
       const PassInfo& info = info_ref(info_of<C>, &child);
       if (!gate.pass_enabled(info)) return;
-      if constexpr (requires_passes_at_run<C, IR, Ctx>())
-        ir = run_required_gated(child, std::move(ir), ctx, gate, hooks);
+      if constexpr (RequiresPassesAtRun<C, IR, Ctx>) ir = run_required_gated(child, std::move(ir), ctx, gate, hooks);
       ir = run_child(hooks, gate, info, std::move(ir), ctx, &transform_entry<C, IR, Ctx>, &child);
     } else {
       if (!gate.pass_enabled(info_of<C>(child))) return;
@@ -368,7 +352,9 @@ struct ChildStep {
   // the length of the Sequential.
   template <std::size_t Offset, class Tuple, class... Cs, std::size_t... I>
   PASSINFRA_ALWAYS_INLINE void chunk(const Tuple& tuple, boost::mp11::mp_list<Cs...>, std::index_sequence<I...>) {
-    if constexpr (all_true<plain_child<Cs, IR, Ctx>()...>()) {
+    // (A plain child: table-runnable, a static PassInfo, nothing required.)
+    if constexpr (all_true<(TableRunnable<Cs, IR, Ctx> && static_info_child<Cs> &&
+                            !RequiresPassesAtRun<Cs, IR, Ctx>)...>()) {
       if constexpr (all_true<stateless_child<Cs>...>()) {
         // no addresses: transform_entry makes a stateless child where it runs it
         (plain_step(info_of<Cs>, &transform_entry<Cs, IR, Ctx>, nullptr), ...);
@@ -394,13 +380,23 @@ struct ChildStep {
   }
 };
 
+// CheckChildren<Ps...>::value: check_pass for each of Ps, one
+// static_assert per bad one. Only instantiated when some P is not a Pass.
+template <class... Ps>
+struct CheckChildren {
+  static constexpr bool value = all_true<check_pass<Ps, Entry::sequential>()...>();
+};
+
 }  // namespace detail
 
 template <class... Ps>
 class Sequential : public CallablePass<Sequential<Ps...>> {
-  // Checked when the type is instantiated (a declaration is enough), one
-  // element at a time, so a non-pass is named in its own static_assert.
-  static constexpr bool children_ok = detail::all_true<detail::check_pass<Ps, detail::Entry::sequential>()...>();
+  // Checked when the type is instantiated (a declaration is enough): when
+  // some element is not a Pass, one element at a time, so a non-pass is
+  // named in its own static_assert (a check_pass instance per element only
+  // then: issue 18).
+  static constexpr bool children_ok =
+      std::conditional_t<detail::all_true<Pass<Ps>...>(), std::true_type, detail::CheckChildren<Ps...>>::value;
   static_assert(detail::reported(children_ok));
 
  public:
@@ -540,7 +536,7 @@ class Sequential : public CallablePass<Sequential<Ps...>> {
   [[gnu::noinline]] IR run_children_general(IR ir, Ctx& ctx) const {
     const auto gate = detail::gate_of(ctx);
     using Gate = std::remove_cvref_t<decltype(gate)>;
-    if constexpr (sizeof...(Ps) > 0 && detail::all_true<detail::table_runnable<Ps, IR, Ctx>()...>()) {
+    if constexpr (sizeof...(Ps) > 0 && detail::all_true<detail::TableRunnable<Ps, IR, Ctx>...>()) {
       const auto& table = detail::child_table<IR, Ctx, Gate, Ps...>;
       if constexpr (detail::all_true<detail::stateless_child<Ps>...>()) {
         return detail::run_entries(std::move(ir), ctx, gate, table, nullptr, sizeof...(Ps));
