@@ -6,6 +6,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include <passinfra/core.hpp>
 
@@ -132,6 +133,28 @@ TEST_CASE("core/pass_info: info_of(p) works for static passes and for passes wit
         "The meta data of the pass - pass name: FuseOps, opt_level: 0, required passes: [\nInferType, ]\n");
   // info_of<P> is the same for P, const P and P&.
   CHECK(passinfra::info_of<const FuseOps&>(FuseOps{1}).opt_level == 1);
+}
+
+TEST_CASE("core/pass_info: info_of<P> is P's for every cv and reference form of P, static or per object") {
+  // Static without `required` (its own specialization), static with `required`
+  // (filled in) and per object: the same answers through const, volatile,
+  // const volatile, & and &&.
+  const auto same_static = []<class P>(std::type_identity<P>) {
+    static_assert(passinfra::info_of<const P> == passinfra::info_of<P>);
+    static_assert(passinfra::info_of<volatile P> == passinfra::info_of<P>);
+    static_assert(passinfra::info_of<const volatile P> == passinfra::info_of<P>);
+    static_assert(passinfra::info_of<P&> == passinfra::info_of<P>);
+    static_assert(passinfra::info_of<const P&> == passinfra::info_of<P>);
+    static_assert(passinfra::info_of<P&&> == passinfra::info_of<P>);
+    return static_cast<const PassInfo&>(passinfra::info_of<const volatile P&>);
+  };
+  CHECK(same_static(std::type_identity<InferType>{}) == PassInfo{"InferType", 0});
+  const PassInfo fsa = same_static(std::type_identity<FoldScaleAxis>{});
+  CHECK(fsa.name == "FoldScaleAxis");
+  REQUIRE(fsa.required.size() == 2);
+  CHECK(fsa.required[1] == "SimplifyInference");
+  CHECK(passinfra::info_of<FuseOps&&>(FuseOps{2}) == passinfra::info_of<FuseOps>(FuseOps{2}));
+  CHECK(passinfra::info_of<const volatile FuseOps>(FuseOps{2}).opt_level == 2);
 }
 
 TEST_CASE("core/pass_info: a Sequential prints as 'sequential' with opt_level 0, or with its custom info") {

@@ -95,10 +95,10 @@ PASSINFRA_ALWAYS_INLINE decltype(auto) info_ref(const MemberInfoOf<C>& info, con
 // initializers in one function) cost g++ about 6 ms per child, an array of N
 // addresses alone about 3 (benchmarks/compile_time.sh's seq_200.cpp: 4.3 s,
 // 3.7 s and 3.0 s); the constant table costs nothing measurable.
-// static_info_child<C>: info_of<C> is a PassInfo (the type's static one),
-// not a function of the object.
+// static_info_child<C>: info_of<C> is a PassInfo (the type's static one,
+// a StaticInfoOf), not a function of the object.
 template <class C>
-inline constexpr bool static_info_child = std::is_base_of_v<PassInfo, std::remove_cvref_t<decltype(info_of<C>)>>;
+inline constexpr bool static_info_child = std::is_same_v<decltype(info_of<C>), const StaticInfoOf>;
 template <class C>
 inline constexpr bool stateless_child =
     is_empty_type<C> && is_trivially_default_constructible_type<C> && is_trivially_copyable_type<C>;
