@@ -171,12 +171,17 @@ concept TableRunnable = PassRunContext<Ctx> && HasTransform<C, IR, Ctx> && conte
 template <class C, class IR, class Ctx>
 concept RequiresPassesAtRun = requires(const C& c, IR i, Ctx& x) { c.run_required(std::move(i), x); } ||
                               (DeclaresRequired<C> && !std::is_same_v<required_passes_t<C>, requires_passes<>>);
+// PlainChild<C, IR, Ctx>: C runs through run_child with nothing before it but
+// its PassEnabled test: table-runnable, a static PassInfo, no required passes
+// at run time. What a child of a generated or hand-listed pipeline usually is.
+template <class C, class IR, class Ctx>
+concept PlainChild = TableRunnable<C, IR, Ctx> && static_info_child<C> && !RequiresPassesAtRun<C, IR, Ctx>;
 
 // child_entry<IR, Ctx, Gate, C>(): C's row of the table. A plain child's
 // row is made in one piece (cheaper to compile than assigning its fields).
 template <class IR, class Ctx, class Gate, class C>
 consteval ChildEntry<IR, Ctx, Gate> child_entry() {
-  if constexpr (static_info_child<C> && !RequiresPassesAtRun<C, IR, Ctx>) {
+  if constexpr (PlainChild<C, IR, Ctx>) {
     return {info_of<C>, nullptr, &transform_entry<C, IR, Ctx>, nullptr};
   } else {
     ChildEntry<IR, Ctx, Gate> entry{{}, nullptr, &transform_entry<C, IR, Ctx>, nullptr};
@@ -352,9 +357,7 @@ struct ChildStep {
   // the length of the Sequential.
   template <std::size_t Offset, class Tuple, class... Cs, std::size_t... I>
   PASSINFRA_ALWAYS_INLINE void chunk(const Tuple& tuple, boost::mp11::mp_list<Cs...>, std::index_sequence<I...>) {
-    // (A plain child: table-runnable, a static PassInfo, nothing required.)
-    if constexpr (all_true<(TableRunnable<Cs, IR, Ctx> && static_info_child<Cs> &&
-                            !RequiresPassesAtRun<Cs, IR, Ctx>)...>()) {
+    if constexpr (all_true<PlainChild<Cs, IR, Ctx>...>()) {
       if constexpr (all_true<stateless_child<Cs>...>()) {
         // no addresses: transform_entry makes a stateless child where it runs it
         (plain_step(info_of<Cs>, &transform_entry<Cs, IR, Ctx>, nullptr), ...);
