@@ -249,8 +249,10 @@ struct NotAPassInfo {};
 template <class P>
 constexpr auto make_info_of() {
   if constexpr (HasStaticPassInfo<P>) {
+    // (Only a P that declares `required`: info_of's partial specialization
+    // answers the others with P::info as it is.)
     PassInfo info = P::info;
-    if constexpr (DeclaresRequired<P>) info.required = required_span<P>(info.required);
+    info.required = required_span<P>(info.required);
     return StaticInfoOf{info};
   } else if constexpr (HasPassInfoMember<P>) {
     return MemberInfoOf<P>{};
