@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -244,6 +245,62 @@ TEST_CASE("core/config: config_get returns the value set, the last one if set tw
   // Reading with the wrong type is an error naming the key.
   CHECK(error_message([&] { (void)passinfra::config_get<bool>(config, "pitest.core.target", false); }) ==
         "passinfra: get_config: key 'pitest.core.target' holds a string, but was read as a bool");
+}
+
+// The range an Error states is the type's own (config.hpp computes it without
+// <limits>; checked here against std::numeric_limits), and a value at either
+// end is read.
+namespace {
+template <class T>
+void check_range_of() {
+  using L = std::numeric_limits<T>;
+  const std::string range = "(" + std::to_string(+L::min()) + " to " + std::to_string(+L::max()) + ")";
+  const auto lo = static_cast<std::int64_t>(L::min()), hi = static_cast<std::int64_t>(L::max());
+  const Config config{{"lo", lo}, {"hi", hi}, {"below", lo - 1}, {"above", hi + 1}};
+  CHECK(passinfra::config_get<T>(config, "lo", T{1}) == L::min());
+  CHECK(passinfra::config_get<T>(config, "hi", T{1}) == L::max());
+  for (const char* key : {"below", "above"}) {
+    CAPTURE(key);
+    const std::string message = error_message([&] { (void)passinfra::config_get<T>(config, key, T{}); });
+    CHECK(contains(message, range));
+  }
+}
+}  // namespace
+
+TEST_CASE("core/config: an integer read as a narrower type states the type's range, and both ends are read") {
+  check_range_of<std::int8_t>();
+  check_range_of<std::uint8_t>();
+  check_range_of<std::int16_t>();
+  check_range_of<std::uint16_t>();
+  check_range_of<int>();
+  check_range_of<unsigned>();
+  check_range_of<char>();
+  check_range_of<char16_t>();
+  // The widest: every int64 fits int64, and a negative one is outside uint64.
+  const Config config{{"min", std::numeric_limits<std::int64_t>::min()}, {"neg", std::int64_t{-1}}};
+  CHECK(passinfra::config_get<std::int64_t>(config, "min", 0) == std::numeric_limits<std::int64_t>::min());
+  CHECK(contains(error_message([&] { (void)passinfra::config_get<std::uint64_t>(config, "neg", 0); }),
+                 "(0 to 18446744073709551615)"));
+}
+
+TEST_CASE("core/config: a double read as float is range-checked against FLT_MAX; infinities and NaN pass") {
+  constexpr double max = std::numeric_limits<float>::max();
+  const Config config{{"max", max},
+                      {"over", max * 2},
+                      {"under", -max * 2},
+                      {"inf", std::numeric_limits<double>::infinity()},
+                      {"ninf", -std::numeric_limits<double>::infinity()},
+                      {"nan", std::numeric_limits<double>::quiet_NaN()}};
+  CHECK(passinfra::config_get<float>(config, "max", 0.0f) == std::numeric_limits<float>::max());
+  const std::string range = "(" + passinfra::format_option_value(ConfigValue{-max}) + " to " +
+                            passinfra::format_option_value(ConfigValue{max}) + ")";
+  for (const char* key : {"over", "under"}) {
+    CAPTURE(key);
+    CHECK(contains(error_message([&] { (void)passinfra::config_get<float>(config, key, 0.0f); }), range));
+  }
+  CHECK(passinfra::config_get<float>(config, "inf", 0.0f) == std::numeric_limits<float>::infinity());
+  CHECK(passinfra::config_get<float>(config, "ninf", 0.0f) == -std::numeric_limits<float>::infinity());
+  CHECK(std::isnan(passinfra::config_get<float>(config, "nan", 0.0f)));
 }
 
 TEST_CASE("core/config: PassContext validates its config at construction") {

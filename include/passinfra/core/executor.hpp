@@ -34,7 +34,6 @@
 
 #include <concepts>
 #include <cstddef>
-#include <limits>
 #include <new>
 #include <type_traits>
 #include <utility>
@@ -201,7 +200,7 @@ concept Executor = requires(E& e, detail::ExecutorTask t) { e.execute(std::move(
 class ExecutorRef {
  public:
   // max_concurrency() of an executor that does not declare one.
-  static constexpr std::size_t unbounded = std::numeric_limits<std::size_t>::max();
+  static constexpr std::size_t unbounded = static_cast<std::size_t>(-1);  // SIZE_MAX
 
   ExecutorRef() noexcept = default;
 
