@@ -437,7 +437,7 @@ T read_config_value(const dependent_t<ConfigValue, T>& value, std::string_view r
   }
   if constexpr (want == ConfigType::integer) {
     const std::int64_t v = std::get<std::int64_t>(value);
-    // T's range without <limits> (issue 18: 56 M of g++'s instructions in
+    // T's range without <limits> (issue 18: 47 M of g++'s instructions in
     // every includer of core.hpp, for this one use): two's complement.
     using Unsigned = std::make_unsigned_t<T>;
     constexpr T max = std::is_signed_v<T> ? static_cast<T>(static_cast<Unsigned>(-1) >> 1) : static_cast<T>(-1);
@@ -455,7 +455,8 @@ T read_config_value(const dependent_t<ConfigValue, T>& value, std::string_view r
   } else if constexpr (want == ConfigType::floating) {
     const double v = std::get<double>(value);
     if constexpr (sizeof(T) < sizeof(double)) {
-      static_assert(std::is_same_v<T, float>, "passinfra config: a floating type narrower than double is float");
+      static_assert(std::is_same_v<T, float>,
+                    "passinfra config: a floating option is read as float, double or long double");
       const double magnitude = v < 0 ? -v : v;                                 // NaN: no compare holds
       if (magnitude > static_cast<double>(FLT_MAX) && magnitude <= DBL_MAX) {  // infinity stays infinity
         throw out_of_range(format_double(-static_cast<double>(FLT_MAX)), format_double(static_cast<double>(FLT_MAX)));
