@@ -86,15 +86,19 @@ PASSINFRA_ALWAYS_INLINE decltype(auto) info_ref(const MemberInfoOf<C>& info, con
 // stays the common case (PassEnabled is the opt_level compare, hooks on);
 // this keeps the compile time of the rare one off the children (issue 18).
 //
-// The table is a constant (child_table: data, no code per child), one row
-// per child type: its PassInfo when the type has a static one, and small
-// functions that run the child given its address. A stateless child (an
-// empty type, trivially made and copied) has no address in the table:
-// its functions make one where they run it, so a Sequential of stateless
-// children passes no addresses at all. A table built at run time (N
-// initializers in one function) cost g++ about 6 ms per child, an array of N
-// addresses alone about 3 (benchmarks/compile_time.sh's seq_200.cpp: 4.3 s,
-// 3.7 s and 3.0 s); the constant table costs nothing measurable.
+// The table is a constant (child_table, or plain_child_table when every
+// child is plain; table_of picks), one row per child type: its PassInfo when
+// the type has a static one, and small functions that run the child given
+// its address. A stateless child (an empty type, trivially made and copied)
+// has no address in the table: its functions make one where they run it, so
+// a Sequential of stateless children passes no addresses at all. A table
+// built at run time (N initializers in one function) cost g++ about 6 ms per
+// child, an array of N addresses alone about 3 (benchmarks/compile_time.sh's
+// seq_200.cpp: 4.3 s, 3.7 s and 3.0 s). The constant table is data, but each
+// row points to its child's transform_entry, a function the compiler must
+// emit: at N = 200 that is 824 M of g++'s 10028 M instructions and 446 M of
+// clang's 8260 M (benchmarks/README.md, seventeenth session), the largest
+// per-child cost left besides the inline path itself.
 // static_info_child<C>: info_of<C> is a PassInfo (the type's static one,
 // a StaticInfoOf), not a function of the object.
 template <class C>
