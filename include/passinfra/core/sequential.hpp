@@ -98,7 +98,10 @@ PASSINFRA_ALWAYS_INLINE decltype(auto) info_ref(const MemberInfoOf<C>& info, con
 // row points to its child's transform_entry, a function the compiler must
 // emit: at N = 200 that is 824 M of g++'s 10028 M instructions and 446 M of
 // clang's 8260 M (benchmarks/README.md, seventeenth session), the largest
-// per-child cost left besides the inline path itself.
+// per-child cost left besides the inline path itself. Each way tried to
+// need fewer functions cost more on g++ or clang or both (the eighteenth
+// session there): the general path through the inline blocks (a cold call
+// per child), one transform function per Sequential or per block of 16.
 // static_info_child<C>: info_of<C> is a PassInfo (the type's static one,
 // a StaticInfoOf), not a function of the object.
 template <class C>
