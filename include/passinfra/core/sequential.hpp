@@ -87,13 +87,15 @@ PASSINFRA_ALWAYS_INLINE decltype(auto) info_ref(const MemberInfoOf<C>& info, con
 // this keeps the compile time of the rare one off the children (issue 18).
 //
 // The table is a constant (child_table, or plain_child_table when every
-// child is plain; table_of picks), one row per child type: its PassInfo when
-// the type has a static one, and small functions that run the child given
-// its address. A stateless child (an empty type, trivially made and copied)
-// has no address in the table: its functions make one where they run it, so
-// a Sequential of stateless children passes no addresses at all. A table
-// built at run time (N initializers in one function) cost g++ about 6 ms per
-// child, an array of N addresses alone about 3 (benchmarks/compile_time.sh's
+// child is plain; table_of picks), one row per child type: the address of
+// its PassInfo when the type has a static one (info_of<C>, not a copy: issue
+// 18, seq_200.cpp g++ -16 M instructions, clang -17 M, and 6.4 KB less
+// data), and small functions that run the child given its address. A
+// stateless child (an empty type, trivially made and copied) has no address
+// in the table: its functions make one where they run it, so a Sequential
+// of stateless children passes no addresses at all. A table built at run
+// time (N initializers in one function) cost g++ about 6 ms per child, an
+// array of N addresses alone about 3 (benchmarks/compile_time.sh's
 // seq_200.cpp: 4.3 s, 3.7 s and 3.0 s). The constant table is data, but each
 // row points to its child's transform_entry, a function the compiler must
 // emit: at N = 200 that is 824 M of g++'s 10028 M instructions and 446 M of
@@ -112,7 +114,7 @@ inline constexpr bool stateless_child =
 
 template <class IR, class Ctx, class Gate>
 struct ChildEntry {
-  PassInfo info;                               // the type's static PassInfo (object_info null)
+  const PassInfo* info;                        // the type's static PassInfo, info_of<C> (object_info null)
   PassInfo (*object_info)(const void* child);  // else the object's: info_of<C>(child)
   IR (*transform)(const void* child, IR ir, Ctx& ctx);
   IR (*run_required)(const void* child, IR ir, Ctx& ctx, const Gate& gate);  // null: it requires nothing
@@ -187,9 +189,9 @@ concept PlainChild = TableRunnable<C, IR, Ctx> && static_info_child<C> && !Requi
 // child_entry<IR, Ctx, Gate, C>(): C's row of the table.
 template <class IR, class Ctx, class Gate, class C>
 consteval ChildEntry<IR, Ctx, Gate> child_entry() {
-  ChildEntry<IR, Ctx, Gate> entry{{}, nullptr, &transform_entry<C, IR, Ctx>, nullptr};
+  ChildEntry<IR, Ctx, Gate> entry{nullptr, nullptr, &transform_entry<C, IR, Ctx>, nullptr};
   if constexpr (static_info_child<C>) {
-    entry.info = info_of<C>;
+    entry.info = &info_of<C>;
   } else {
     entry.object_info = &object_info_entry<C>;
   }
@@ -203,7 +205,7 @@ inline constexpr ChildEntry<IR, Ctx, Gate> child_table[sizeof...(Cs)] = {child_e
 // per child (issue 18: seq_200.cpp g++ -42 M instructions, clang -15 M).
 template <class IR, class Ctx, class Gate, class... Cs>
 inline constexpr ChildEntry<IR, Ctx, Gate> plain_child_table[sizeof...(Cs)] = {
-    {info_of<Cs>, nullptr, &transform_entry<Cs, IR, Ctx>, nullptr}...};
+    {&info_of<Cs>, nullptr, &transform_entry<Cs, IR, Ctx>, nullptr}...};
 // table_of<IR, Ctx, Gate, Cs...>(): the children's table (the plain one
 // when it can be).
 template <class IR, class Ctx, class Gate, class... Cs>
@@ -253,7 +255,7 @@ template <class IR, class Ctx, class Gate>
   for (std::size_t i = 0; i < n; ++i) {
     const ChildEntry<IR, Ctx, Gate>& entry = entries[i];
     const void* child = children != nullptr ? children[i] : nullptr;
-    const PassInfo info = entry.object_info != nullptr ? entry.object_info(child) : entry.info;
+    const PassInfo info = entry.object_info != nullptr ? entry.object_info(child) : *entry.info;
     if (!gate.pass_enabled(info)) continue;
     if (entry.run_required != nullptr) ir = entry.run_required(child, std::move(ir), ctx, gate);
     ir = run_child(hooks, gate, info, std::move(ir), ctx, entry.transform, child);
