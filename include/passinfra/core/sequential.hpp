@@ -104,6 +104,14 @@ PASSINFRA_ALWAYS_INLINE decltype(auto) info_ref(const MemberInfoOf<C>& info, con
 // need fewer functions cost more on g++ or clang or both (the eighteenth
 // session there): the general path through the inline blocks (a cold call
 // per child), one transform function per Sequential or per block of 16.
+// Running both paths through the same blocks with a gate read at run time
+// (each child's opt level from a table, or a mask per block:
+// benchmarks/experiments/) leaves no function per child: seq_200.cpp g++
+// 10013 -> 8572 / 8805 M, clang 8258 -> 8040 / 7833 M. But the constant
+// compares it replaces, which g++ threads, are what keeps the fast path at
+// its run time: +2.6 to +2.9 instructions a pass (seq_hooks at N = 100), and
+// splitting the block on the cleared flag to win them back costs the compile
+// time again (the nineteenth session in benchmarks/README.md).
 // static_info_child<C>: info_of<C> is a PassInfo (the type's static one,
 // a StaticInfoOf), not a function of the object.
 template <class C>
